@@ -1,0 +1,88 @@
+import type { CodeRunEvent } from './code-run-event.js';
+import type { CodeRunResult } from './code-run-result.js';
+import type { JsonValue } from './json-value.js';
+
+/** The version of this contract, carried by every runtime so a registry can tell contracts apart. */
+export const specificationVersion = 'code-runtime-v1';
+
+/** The language a runtime's programs are written in, as the model knows it. */
+export type CodeRuntimeLanguage = 'typescript' | 'python';
+
+/** What a host function learns about the call it is serving. */
+export interface HostCallContext {
+  /** The run that made the call. */
+  readonly runId: string;
+  /** Unique within the run. */
+  readonly callId: string;
+  /**
+   * Aborted when the run ends for any reason: success, failure, cancellation or a budget. Thread it
+   * into whatever the function starts; a result that arrives after it is aborted is dropped.
+   */
+  readonly signal: AbortSignal;
+}
+
+/**
+ * A function the host offers a program. It receives the program's argument as JSON (a program that
+ * passes nothing sends `null`) and resolves with JSON. A rejection reaches the program as a
+ * catchable error carrying the rejection's message.
+ */
+export type HostFunction = (input: JsonValue, context: HostCallContext) => Promise<JsonValue> | JsonValue;
+
+/**
+ * The host functions a run may call, by namespace and then by name: `{ tools: { search } }` is
+ * `tools.search(...)` in the program. Both levels must be valid binding names (see
+ * {@link validateBindingName}); only own enumerable keys count.
+ */
+export type Bindings = Readonly<Record<string, Readonly<Record<string, HostFunction>>>>;
+
+/** One program to run. Budgets are not here on purpose: they are the provider's settings, which a request cannot raise. */
+export interface CodeRunRequest {
+  /** The program's source, untrusted text as the model wrote it. */
+  readonly program: string;
+  /** What the program may call. Absent means nothing. */
+  readonly bindings?: Bindings;
+  /** Aborting it cancels the run, exactly like {@link CodeRun.cancel} with the signal's reason. */
+  readonly signal?: AbortSignal;
+  /** Receives {@link CodeRunEvent}s in order while the run is going. A listener that throws is ignored. */
+  readonly onEvent?: (event: CodeRunEvent) => void;
+}
+
+/** A run in progress. */
+export interface CodeRun {
+  /** Unique per runtime instance; also `runId` in events, results and host-call contexts. */
+  readonly id: string;
+  /** Resolves once with how the run ended. Never rejects. */
+  readonly result: Promise<CodeRunResult>;
+  /**
+   * Stops the run. It then resolves with an `abort` failure carrying `reason`, unless it had already
+   * ended. Idempotent, and safe to call after the end.
+   */
+  cancel(reason?: string): void;
+}
+
+/** Something that runs programs. Create it with a provider's synchronous factory; it starts its substrate lazily. */
+export interface CodeRuntime {
+  /** Always `'code-runtime-v1'` for this contract. */
+  readonly specificationVersion: typeof specificationVersion;
+  /** The provider's stable id, kebab-case: `'worker-thread'`, `'python'`. */
+  readonly id: string;
+  /** The language its programs are written in. */
+  readonly language: CodeRuntimeLanguage;
+  /**
+   * One honest sentence or two on what isolates a program from the host, computed from what was
+   * really applied on this machine. Operators read it before deciding what to let an agent do.
+   */
+  readonly isolation: string;
+  /**
+   * Starts a run. Throws only for misuse: a request that is malformed ({@link InvalidRequestError})
+   * or a disposed runtime ({@link RuntimeDisposedError}). Everything the program does is in the result.
+   */
+  start(request: CodeRunRequest): CodeRun;
+  /** `start(request).result`. Rejects only where `start` would throw. */
+  run(request: CodeRunRequest): Promise<CodeRunResult>;
+  /**
+   * Ends every run in flight with an `abort` failure, stops the substrate, and resolves once it is
+   * quiet. Idempotent; a later `start` throws {@link RuntimeDisposedError}.
+   */
+  dispose(): Promise<void>;
+}

@@ -1,0 +1,62 @@
+export { type AwaitedResult, awaitResult } from './await-result.js';
+export {
+  type BindingEntry,
+  bindingNameProblem,
+  isValidBindingName,
+  javascriptReservedWords,
+  maxBindingNameLength,
+  normalizeBindings,
+  pythonReservedWords,
+  validateBindingName,
+} from './binding-name.js';
+export type {
+  CodeRunEvent,
+  HostCallEndEvent,
+  HostCallStartEvent,
+  LogEntry,
+  LogEvent,
+  LogLevel,
+} from './code-run-event.js';
+export {
+  type AbortFailure,
+  type CodeRunFailure,
+  type ExceptionFailure,
+  type FailureBase,
+  type FailureKind,
+  failureKinds,
+  type MemoryFailure,
+  type OtherFailure,
+  type OutputLimitFailure,
+  type TimeBudget,
+  type TimeoutFailure,
+} from './code-run-failure.js';
+export type {
+  CodeRunFailed,
+  CodeRunResult,
+  CodeRunResultBase,
+  CodeRunSuccess,
+  CodeRunUsage,
+  HostCallRecord,
+} from './code-run-result.js';
+export {
+  type Bindings,
+  type CodeRun,
+  type CodeRunRequest,
+  type CodeRuntime,
+  type CodeRuntimeLanguage,
+  type HostCallContext,
+  type HostFunction,
+  specificationVersion,
+} from './code-runtime.js';
+export { InvalidRequestError, type InvalidRequestErrorOptions } from './errors/invalid-request-error.js';
+export { InvalidSettingsError, type InvalidSettingsErrorOptions } from './errors/invalid-settings-error.js';
+export { RuntimeDisposedError } from './errors/runtime-disposed-error.js';
+export { SluiceError, type SluiceErrorOptions } from './errors/sluice-error.js';
+export type { JsonArray, JsonObject, JsonValue } from './json-value.js';
+export {
+  describeJsonViolation,
+  findJsonViolation,
+  isLosslessJson,
+  type JsonViolation,
+} from './lossless-json.js';
+export { truncateUtf8, utf8ByteLength } from './utf8.js';

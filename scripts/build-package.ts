@@ -1,0 +1,71 @@
+// The one build recipe every package uses: esbuild bundles each entry to ESM in dist/ (workspace
+// and npm dependencies stay external), and the TypeScript compiler writes the declarations.
+// Run from a package folder: `tsx ../../scripts/build-package.ts`.
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { build } from 'esbuild';
+import ts from 'typescript';
+
+interface PackageJson {
+  name: string;
+  sluice?: { entries?: string[] };
+}
+
+const packageDir = process.cwd();
+const packageJson = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as PackageJson;
+const entries = packageJson.sluice?.entries ?? ['src/index.ts'];
+const outDir = join(packageDir, 'dist');
+
+rmSync(outDir, { recursive: true, force: true });
+
+await build({
+  entryPoints: entries.map((entry) => join(packageDir, entry)),
+  outdir: outDir,
+  outbase: join(packageDir, 'src'),
+  bundle: true,
+  packages: 'external',
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  sourcemap: true,
+  logLevel: 'warning',
+});
+
+emitDeclarations();
+
+function emitDeclarations(): void {
+  const configPath = join(packageDir, 'tsconfig.json');
+  const config = ts.readConfigFile(configPath, ts.sys.readFile);
+  if (config.error) fail([config.error]);
+  const parsed = ts.parseJsonConfigFileContent(config.config, ts.sys, packageDir);
+  const rootNames = sourceFiles(join(packageDir, 'src'));
+  const program = ts.createProgram(rootNames, {
+    ...parsed.options,
+    noEmit: false,
+    declaration: true,
+    emitDeclarationOnly: true,
+    rootDir: join(packageDir, 'src'),
+    outDir,
+  });
+  const result = program.emit();
+  const diagnostics = [...ts.getPreEmitDiagnostics(program), ...result.diagnostics];
+  if (diagnostics.length > 0) fail(diagnostics);
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter(
+      (file) => file.endsWith('.ts') && !/\.(test|test-d|pins\.test)\.ts$/.test(file) && !file.includes('__fixtures__'),
+    )
+    .map((file) => join(dir, file));
+}
+
+function fail(diagnostics: readonly ts.Diagnostic[]): never {
+  const host: ts.FormatDiagnosticsHost = {
+    getCanonicalFileName: (fileName) => relative(packageDir, fileName),
+    getCurrentDirectory: () => packageDir,
+    getNewLine: () => '\n',
+  };
+  console.error(`${packageJson.name}: declaration build failed\n${ts.formatDiagnostics(diagnostics, host)}`);
+  process.exit(1);
+}

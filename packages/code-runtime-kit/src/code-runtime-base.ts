@@ -1,0 +1,124 @@
+import {
+  type CodeRun,
+  type CodeRunRequest,
+  type CodeRunResult,
+  type CodeRuntime,
+  type CodeRuntimeLanguage,
+  InvalidRequestError,
+  normalizeBindings,
+  RuntimeDisposedError,
+  specificationVersion,
+  utf8ByteLength,
+} from '@sluice/code-runtime';
+import { RunController } from './run-controller.js';
+import type { RunLimits } from './run-limits.js';
+
+/**
+ * The part of a provider that is the same for every backend: request validation, the run
+ * controller, source-size budget, the set of runs in flight, and dispose to quiescence. A provider
+ * extends it and implements {@link launch} (start the program in a substrate) and {@link shutdown}.
+ */
+export abstract class CodeRuntimeBase implements CodeRuntime {
+  readonly specificationVersion = specificationVersion;
+  abstract readonly id: string;
+  abstract readonly language: CodeRuntimeLanguage;
+  abstract readonly isolation: string;
+
+  readonly #active = new Set<RunController>();
+  #disposal: Promise<void> | undefined;
+
+  protected constructor(protected readonly limits: RunLimits) {}
+
+  /**
+   * Starts `program` for `run` in a substrate. Called only for a run that has not ended. The
+   * provider must eventually call `run.finish(...)`, and must kill the substrate when `run.signal`
+   * aborts before it finished the run itself. A throw here ends the run as `substrate-exit`.
+   */
+  protected abstract launch(run: RunController, program: string): void;
+
+  /** Stops every substrate and resolves once they are gone. Called once, after every run has ended. */
+  protected abstract shutdown(): Promise<void>;
+
+  /** Whether {@link dispose} has been called. */
+  protected get disposed(): boolean {
+    return this.#disposal !== undefined;
+  }
+
+  start(request: CodeRunRequest): CodeRun {
+    if (this.disposed) {
+      throw new RuntimeDisposedError({
+        message: `This ${this.id} code runtime was disposed; create a new one to run more programs.`,
+      });
+    }
+    const { program, bindings, signal, onEvent } = validateRequest(request);
+    const run = new RunController({ bindings: normalizeBindings(bindings), limits: this.limits, signal, onEvent });
+    if (run.ended) return run.run;
+
+    const sourceBytes = utf8ByteLength(program);
+    if (sourceBytes > this.limits.sourceBytes) {
+      run.finish({
+        ok: false,
+        failure: {
+          kind: 'exception',
+          message: `The program is ${sourceBytes} bytes; the limit is ${this.limits.sourceBytes} bytes. Write a shorter program.`,
+        },
+      });
+      return run.run;
+    }
+    this.#active.add(run);
+    void run.result.then(() => this.#active.delete(run));
+    try {
+      this.launch(run, program);
+    } catch (error) {
+      run.finish({
+        ok: false,
+        failure: {
+          kind: 'substrate-exit',
+          message: `The ${this.id} runtime could not start the program: ${error instanceof Error ? error.message : String(error)}`,
+        },
+      });
+    }
+    return run.run;
+  }
+
+  run(request: CodeRunRequest): Promise<CodeRunResult> {
+    try {
+      return this.start(request).result;
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  dispose(): Promise<void> {
+    this.#disposal ??= (async () => {
+      const runs = [...this.#active];
+      for (const run of runs) run.cancel('the code runtime was disposed');
+      await Promise.all(runs.map((run) => run.result));
+      await this.shutdown();
+    })();
+    return this.#disposal;
+  }
+}
+
+function validateRequest(request: CodeRunRequest): CodeRunRequest {
+  if (typeof request !== 'object' || request === null) {
+    throw new InvalidRequestError({
+      message: 'The request must be an object with a `program` string.',
+      field: 'request',
+    });
+  }
+  if (typeof request.program !== 'string') {
+    throw new InvalidRequestError({
+      message: `request.program must be a string of source code, got ${typeof request.program}.`,
+      field: 'program',
+    });
+  }
+  const { signal, onEvent } = request;
+  if (signal !== undefined && !(typeof signal === 'object' && signal !== null && typeof signal.aborted === 'boolean')) {
+    throw new InvalidRequestError({ message: 'request.signal must be an AbortSignal.', field: 'signal' });
+  }
+  if (onEvent !== undefined && typeof onEvent !== 'function') {
+    throw new InvalidRequestError({ message: 'request.onEvent must be a function.', field: 'onEvent' });
+  }
+  return request;
+}

@@ -1,0 +1,12 @@
+export { CodeRuntimeBase } from './code-runtime-base.js';
+export { LogBuffer, logTruncationNotice } from './log-buffer.js';
+export {
+  abortReasonText,
+  type HostReply,
+  RunController,
+  type RunControllerOptions,
+  type RunOutcome,
+  type SubstrateUsage,
+} from './run-controller.js';
+export { defaultRunLimits, type RunLimits } from './run-limits.js';
+export { booleanSetting, checkSettingsObject, type IntegerBounds, integerSetting, stringSetting } from './settings.js';

@@ -1,0 +1,314 @@
+import { randomUUID } from 'node:crypto';
+import {
+  type BindingEntry,
+  type CodeRun,
+  type CodeRunEvent,
+  type CodeRunFailure,
+  type CodeRunResult,
+  describeJsonViolation,
+  findJsonViolation,
+  type HostCallRecord,
+  type JsonValue,
+  type JsonViolation,
+  type LogLevel,
+  utf8ByteLength,
+} from '@sluice/code-runtime';
+import { LogBuffer } from './log-buffer.js';
+import type { RunLimits } from './run-limits.js';
+
+/** What the program receives for one host call: the result, or the message of the error it raises. */
+export type HostReply =
+  | { readonly ok: true; readonly value: JsonValue }
+  | { readonly ok: false; readonly error: string };
+
+/** How the substrate says the program ended. A success's value is checked here (JSON, size) before it is accepted. */
+export type RunOutcome =
+  | { readonly ok: true; readonly value?: unknown }
+  | { readonly ok: false; readonly failure: CodeRunFailure };
+
+/** What only the substrate can measure. */
+export interface SubstrateUsage {
+  readonly cpuMs?: number;
+  readonly peakMemoryBytes?: number;
+}
+
+/** Options for {@link RunController}. */
+export interface RunControllerOptions {
+  readonly bindings: ReadonlyMap<string, BindingEntry>;
+  readonly limits: RunLimits;
+  readonly signal?: AbortSignal | undefined;
+  readonly onEvent?: ((event: CodeRunEvent) => void) | undefined;
+}
+
+interface PendingCall {
+  readonly record: { callId: string; namespace: string; name: string; ok: boolean; ms: number; error?: string };
+  readonly startedAt: number;
+  done: boolean;
+}
+
+/**
+ * The host side of one run, the same for every provider: it streams and caps logs, checks and
+ * dispatches host calls, enforces the wall clock, and settles the result exactly once. A provider
+ * feeds it what its substrate says (`log`, `call`, `finish`) and kills the substrate when
+ * {@link signal} aborts without the provider having finished the run itself.
+ */
+export class RunController {
+  readonly id = `run_${randomUUID().replaceAll('-', '').slice(0, 16)}`;
+  /** Aborted the moment the run ends, for any reason; also the `signal` every host call receives. */
+  readonly signal: AbortSignal;
+  readonly result: Promise<CodeRunResult>;
+  /** The caller's handle on this run. */
+  readonly run: CodeRun;
+
+  readonly #abort = new AbortController();
+  readonly #logs: LogBuffer;
+  readonly #calls: PendingCall[] = [];
+  readonly #waiting: Array<() => void> = [];
+  readonly #startedAt = performance.now();
+  readonly #wallTimer: ReturnType<typeof setTimeout>;
+  #resolve!: (result: CodeRunResult) => void;
+  #inFlight = 0;
+  #callCount = 0;
+  #removeRequestListener: (() => void) | undefined;
+
+  constructor(private readonly options: RunControllerOptions) {
+    this.signal = this.#abort.signal;
+    this.#logs = new LogBuffer(options.limits.logBytes);
+    this.result = new Promise((resolve) => {
+      this.#resolve = resolve;
+    });
+    this.run = { id: this.id, result: this.result, cancel: (reason) => this.cancel(reason) };
+    const { wallTimeMs } = options.limits;
+    this.#wallTimer = setTimeout(() => {
+      this.finish({
+        ok: false,
+        failure: {
+          kind: 'timeout',
+          budget: 'wall-time',
+          limitMs: wallTimeMs,
+          message: `The program ran past its ${wallTimeMs} ms wall-clock budget (time spent waiting on host calls counts) and was stopped. Do less work per run, or fan host calls out concurrently.`,
+        },
+      });
+    }, wallTimeMs);
+    const requestSignal = options.signal;
+    if (requestSignal?.aborted) {
+      this.cancel(abortReasonText(requestSignal.reason));
+    } else if (requestSignal) {
+      const onAbort = () => this.cancel(abortReasonText(requestSignal.reason));
+      requestSignal.addEventListener('abort', onAbort, { once: true });
+      this.#removeRequestListener = () => requestSignal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** Whether the run has ended. After that, logs, calls and outcomes are dropped. */
+  get ended(): boolean {
+    return this.signal.aborted;
+  }
+
+  /** Milliseconds since the run started. */
+  get elapsedMs(): number {
+    return performance.now() - this.#startedAt;
+  }
+
+  /** Records a line the program logged and streams it. Dropped after the end. */
+  log(level: LogLevel, text: string): void {
+    if (this.ended) return;
+    for (const entry of this.#logs.add(level, text)) this.#emit({ type: 'log', runId: this.id, ...entry });
+  }
+
+  /**
+   * Serves one host call from the program. `input` is what the substrate sent, untrusted: the
+   * grant, the budgets and the JSON are checked here, on the host side, before the host function
+   * is invoked. Resolves with the reply for the program, or `undefined` when the run ended first
+   * (the reply must then be dropped, not delivered).
+   */
+  async call(namespace: string, name: string, input: unknown): Promise<HostReply | undefined> {
+    if (this.ended) return undefined;
+    this.#callCount += 1;
+    const callId = `c${this.#callCount}`;
+    const call: PendingCall = {
+      record: { callId, namespace, name, ok: false, ms: 0 },
+      startedAt: performance.now(),
+      done: false,
+    };
+    this.#calls.push(call);
+    const violation = findJsonViolation(input);
+    const shownInput = violation === undefined ? (input as JsonValue) : null;
+    this.#emit({ type: 'host-call-start', runId: this.id, callId, namespace, name, input: shownInput });
+
+    const entry = this.options.bindings.get(`${namespace}.${name}`);
+    const refusal = this.#refusal(namespace, name, entry, input, violation);
+    if (refusal !== undefined) return this.#end(call, { ok: false, error: refusal });
+    if (!(await this.#acquireSlot())) return undefined;
+    try {
+      const value: unknown = await entry!.fn(input as JsonValue, { runId: this.id, callId, signal: this.signal });
+      if (this.ended) return undefined;
+      return this.#end(call, this.#checkResult(namespace, name, value));
+    } catch (error) {
+      if (this.ended) return undefined;
+      return this.#end(call, { ok: false, error: errorMessage(error) });
+    } finally {
+      this.#releaseSlot();
+    }
+  }
+
+  /** Ends the run as cancelled. Idempotent; nothing happens after the end. */
+  cancel(reason = 'cancelled by the caller'): void {
+    this.finish({ ok: false, failure: { kind: 'abort', reason, message: `The run was cancelled: ${reason}.` } });
+  }
+
+  /** Settles the run once; later calls are ignored. A success's value is checked for JSON and size first. */
+  finish(outcome: RunOutcome, usage: SubstrateUsage = {}): void {
+    if (this.ended) return;
+    let valueBytes = 0;
+    let settled: RunOutcome = outcome;
+    if (outcome.ok && outcome.value !== undefined) {
+      const checked = this.#checkValue(outcome.value);
+      settled = checked.outcome;
+      valueBytes = checked.bytes;
+    }
+    clearTimeout(this.#wallTimer);
+    this.#removeRequestListener?.();
+    for (const call of this.#calls) {
+      if (!call.done)
+        this.#end(call, { ok: false, error: 'The run ended before this call finished; its result was dropped.' });
+    }
+    const wallMs = this.elapsedMs;
+    // Abort before resolving: host functions and the provider learn of the end before the caller does.
+    this.#abort.abort(settled.ok ? 'finished' : settled.failure.kind);
+    for (const wake of this.#waiting.splice(0)) wake();
+    const base = {
+      runId: this.id,
+      logs: this.#logs.entries,
+      logsTruncated: this.#logs.truncated,
+      calls: this.#calls.map((call) => ({ ...call.record }) as HostCallRecord),
+      usage: {
+        wallMs,
+        ...usage,
+        hostCalls: this.#callCount,
+        outputBytes: this.#logs.keptBytes + valueBytes,
+      },
+    };
+    this.#resolve(
+      settled.ok
+        ? { ...base, ok: true, ...(settled.value === undefined ? {} : { value: settled.value as JsonValue }) }
+        : { ...base, ok: false, failure: settled.failure },
+    );
+  }
+
+  #checkValue(value: unknown): { outcome: RunOutcome; bytes: number } {
+    const violation = findJsonViolation(value);
+    if (violation !== undefined) {
+      const message = `The program returned a value that is not JSON: ${describeJsonViolation(violation)}. Return plain objects, arrays, strings, finite numbers, booleans and null.`;
+      return { outcome: { ok: false, failure: { kind: 'invalid-output', message } }, bytes: 0 };
+    }
+    const bytes = utf8ByteLength(JSON.stringify(value));
+    const limitBytes = this.options.limits.valueBytes;
+    if (bytes > limitBytes) {
+      const message = `The returned value is ${bytes} bytes of JSON; the limit is ${limitBytes} bytes. Return less: filter, summarise or page the data.`;
+      return { outcome: { ok: false, failure: { kind: 'output-limit', limitBytes, message } }, bytes: 0 };
+    }
+    return { outcome: { ok: true, value }, bytes };
+  }
+
+  #notGranted(namespace: string, name: string): string {
+    const available = [...this.options.bindings.keys()].sort();
+    return `${namespace}.${name} is not available to this program. Available: ${available.length > 0 ? available.join(', ') : '(none)'}.`;
+  }
+
+  #refusal(
+    namespace: string,
+    name: string,
+    entry: BindingEntry | undefined,
+    input: unknown,
+    violation: JsonViolation | undefined,
+  ): string | undefined {
+    if (this.#callCount > this.options.limits.hostCalls) {
+      return `The host-call budget of ${this.options.limits.hostCalls} calls per run is used up; this call was refused. Make fewer calls, or batch them.`;
+    }
+    if (entry === undefined) return this.#notGranted(namespace, name);
+    if (violation !== undefined) return `The call's argument is not JSON: ${describeJsonViolation(violation)}.`;
+    const bytes = utf8ByteLength(JSON.stringify(input));
+    if (bytes > this.options.limits.hostCallBytes) {
+      return `The call's argument is ${bytes} bytes of JSON; the limit is ${this.options.limits.hostCallBytes} bytes per call.`;
+    }
+    return undefined;
+  }
+
+  #checkResult(namespace: string, name: string, value: unknown): HostReply {
+    const result = value === undefined ? null : value;
+    const violation = findJsonViolation(result);
+    if (violation !== undefined) {
+      return {
+        ok: false,
+        error: `${namespace}.${name} returned a value that is not JSON: ${describeJsonViolation(violation)}.`,
+      };
+    }
+    const bytes = utf8ByteLength(JSON.stringify(result));
+    if (bytes > this.options.limits.hostCallBytes) {
+      return {
+        ok: false,
+        error: `${namespace}.${name} returned ${bytes} bytes of JSON; the limit is ${this.options.limits.hostCallBytes} bytes per call. Ask for less.`,
+      };
+    }
+    return { ok: true, value: result as JsonValue };
+  }
+
+  async #acquireSlot(): Promise<boolean> {
+    while (this.#inFlight >= this.options.limits.concurrentHostCalls) {
+      await new Promise<void>((wake) => this.#waiting.push(wake));
+      if (this.ended) return false;
+    }
+    this.#inFlight += 1;
+    return true;
+  }
+
+  #releaseSlot(): void {
+    this.#inFlight -= 1;
+    this.#waiting.shift()?.();
+  }
+
+  #end(call: PendingCall, reply: HostReply): HostReply {
+    const { record } = call;
+    call.done = true;
+    record.ok = reply.ok;
+    record.ms = performance.now() - call.startedAt;
+    if (!reply.ok) record.error = reply.error;
+    this.#emit({
+      type: 'host-call-end',
+      runId: this.id,
+      callId: record.callId,
+      namespace: record.namespace,
+      name: record.name,
+      ok: record.ok,
+      ms: record.ms,
+      ...(reply.ok ? {} : { error: reply.error }),
+    });
+    return reply;
+  }
+
+  #emit(event: CodeRunEvent): void {
+    try {
+      this.options.onEvent?.(event);
+    } catch {
+      // A listener that throws must not break the run; the contract says it is ignored.
+    }
+  }
+}
+
+/** A readable reason from whatever an `AbortSignal` was aborted with. */
+export function abortReasonText(reason: unknown): string {
+  if (typeof reason === 'string' && reason !== '') return reason;
+  if (reason instanceof Error && reason.message !== '') return reason.message;
+  return 'the request signal was aborted';
+}
+
+function errorMessage(error: unknown): string {
+  if (error instanceof Error) return error.message || error.name;
+  if (typeof error === 'string') return error;
+  try {
+    return JSON.stringify(error) ?? String(error);
+  } catch {
+    return String(error);
+  }
+}

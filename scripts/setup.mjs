@@ -22,12 +22,9 @@ const marker = join(root, 'node_modules', '.modules.yaml');
 const installed = existsSync(marker) && existsSync(lockfile) && statSync(marker).mtimeMs >= statSync(lockfile).mtimeMs;
 if (installed) process.exit(0);
 
+// pnpm is itself a devDependency, so after the first install the workspace's own copy is used.
 const localPnpm = join(root, 'node_modules', '.bin', 'pnpm');
-const [command, args] = existsSync(localPnpm)
-  ? [localPnpm, ['install']]
-  : ['npx', ['--yes', `pnpm@${version}`, 'install']];
-if (process.env.CI) args.push('--frozen-lockfile');
-console.log(
-  `setup: ${[command === localPnpm ? 'pnpm' : `npx pnpm@${version}`, ...args.slice(command === localPnpm ? 0 : 2)].join(' ')}`,
-);
-execFileSync(command, args, { cwd: root, stdio: 'inherit' });
+const [command, prefix] = existsSync(localPnpm) ? [localPnpm, []] : ['npx', ['--yes', `pnpm@${version}`]];
+const args = ['install', ...(process.env.CI ? ['--frozen-lockfile'] : [])];
+console.log(`setup: pnpm@${version} ${args.join(' ')}`);
+execFileSync(command, [...prefix, ...args], { cwd: root, stdio: 'inherit' });

@@ -76,7 +76,10 @@ describe('checkPackages', () => {
       ].join('\n'),
     });
     expect(await checkPackages(root)).toEqual([
-      { packageDir: 'packages/widgets', problem: 'exported error class LeakyError must define its own static isInstance()' },
+      {
+        packageDir: 'packages/widgets',
+        problem: 'exported error class LeakyError must define its own static isInstance()',
+      },
     ]);
   });
 

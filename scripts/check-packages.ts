@@ -54,7 +54,10 @@ export async function checkPackages(root: string): Promise<PackageProblem[]> {
 type Report = (problem: string) => void;
 
 function checkCommon(dir: string, folder: string, manifest: PackageJson, report: Report): void {
-  if (manifest.name !== `@sluice/${folder}`) report(`package.json name must be "@sluice/${folder}" (folder = unscoped name), got ${JSON.stringify(manifest.name)}`);
+  if (manifest.name !== `@sluice/${folder}`)
+    report(
+      `package.json name must be "@sluice/${folder}" (folder = unscoped name), got ${JSON.stringify(manifest.name)}`,
+    );
   if (!existsSync(join(dir, 'README.md'))) report('README.md is missing');
 }
 
@@ -69,16 +72,19 @@ function checkPublished(dir: string, manifest: PackageJson, report: Report): voi
   for (const key of Object.keys(exportsMap)) {
     if (key.startsWith('./src')) report(`package.json exports must not expose source files (${key})`);
   }
-  if (!Array.isArray(manifest.files) || !manifest.files.includes('dist')) report('package.json "files" must list "dist"');
+  if (!Array.isArray(manifest.files) || !manifest.files.includes('dist'))
+    report('package.json "files" must list "dist"');
   if (!existsSync(join(dir, 'CHANGELOG.md'))) report('CHANGELOG.md is missing');
-  if (manifest.scripts?.build !== buildScript) report(`package.json scripts.build must be "${buildScript}" (one build recipe for every package)`);
+  if (manifest.scripts?.build !== buildScript)
+    report(`package.json scripts.build must be "${buildScript}" (one build recipe for every package)`);
   const tsconfigPath = join(dir, 'tsconfig.json');
   if (!existsSync(tsconfigPath) || !readFileSync(tsconfigPath, 'utf8').includes('"@sluice/tsconfig/base.json"')) {
     report('tsconfig.json must extend "@sluice/tsconfig/base.json"');
   }
   const indexPath = join(dir, 'src', 'index.ts');
   if (!existsSync(indexPath)) report('src/index.ts is missing');
-  else if (/^\s*export\s+\*/m.test(readFileSync(indexPath, 'utf8'))) report('src/index.ts must use explicit named exports, not "export *"');
+  else if (/^\s*export\s+\*/m.test(readFileSync(indexPath, 'utf8')))
+    report('src/index.ts must use explicit named exports, not "export *"');
 }
 
 function checkContract(dir: string, manifest: PackageJson, report: Report): void {

@@ -6,14 +6,18 @@ export type AwaitedResult =
   | { readonly status: 'settled'; readonly result: CodeRunResult }
   | { readonly status: 'still-running'; readonly waitedMs: number; readonly message: string };
 
+const maxWaitMs = 2_147_483_647;
+
 /**
  * Waits up to `ms` milliseconds for a run's result. Giving up stops the waiting, not the run: the
  * run goes on under its own budgets, `run.result` still resolves, and `run.cancel()` still stops
- * it. Use it where a caller must answer in time but the run may go on.
+ * it. Use it where a caller must answer in time but the run may go on. Throws `RangeError` unless
+ * `ms` is from 0 to 2,147,483,647 (the longest delay a timer can hold, about 24.8 days).
  */
 export function awaitResult(run: CodeRun, ms: number): Promise<AwaitedResult> {
-  if (!Number.isFinite(ms) || ms < 0) {
-    throw new RangeError(`awaitResult: ms must be a finite number >= 0, got ${String(ms)}.`);
+  // Timers clamp a delay past 2^31 - 1 ms to 1 ms, which would give up almost at once.
+  if (!Number.isFinite(ms) || ms < 0 || ms > maxWaitMs) {
+    throw new RangeError(`awaitResult: ms must be a number from 0 to ${maxWaitMs}, got ${String(ms)}.`);
   }
   return new Promise((resolve) => {
     const timer = setTimeout(() => {

@@ -21,8 +21,10 @@ export function utf8ByteLength(text: string): number {
 
 /**
  * The longest prefix of `text` that fits in `maxBytes` UTF-8 bytes, never splitting a surrogate pair.
+ * Throws `RangeError` when `maxBytes` is NaN, which would otherwise let the whole text through.
  */
 export function truncateUtf8(text: string, maxBytes: number): string {
+  if (Number.isNaN(maxBytes)) throw new RangeError('truncateUtf8: maxBytes must be a number, got NaN.');
   let bytes = 0;
   for (let index = 0; index < text.length; index += 1) {
     const code = text.charCodeAt(index);

@@ -1,0 +1,74 @@
+// Pins what callers of the contract can see. A red pin is a deliberate act: update the literal,
+// add a changeset, and say so in the docs.
+import { describe, expect, it } from 'vitest';
+import * as api from './index.js';
+
+describe('failureKinds', () => {
+  it('lists exactly the v1 failure kinds, in order', () => {
+    expect(api.failureKinds).toEqual([
+      'exception',
+      'timeout',
+      'memory',
+      'abort',
+      'substrate-exit',
+      'invalid-output',
+      'output-limit',
+      'protocol',
+    ]);
+  });
+});
+
+describe('specificationVersion', () => {
+  it('is code-runtime-v1', () => {
+    expect(api.specificationVersion).toBe('code-runtime-v1');
+  });
+});
+
+describe('maxBindingNameLength', () => {
+  it('is 64', () => {
+    expect(api.maxBindingNameLength).toBe(64);
+  });
+});
+
+describe('index exports', () => {
+  it('names exactly these runtime values', () => {
+    expect(Object.keys(api).sort()).toEqual([
+      'InvalidRequestError',
+      'InvalidSettingsError',
+      'RuntimeDisposedError',
+      'SluiceError',
+      'awaitResult',
+      'bindingNameProblem',
+      'describeJsonViolation',
+      'failureKinds',
+      'findJsonViolation',
+      'isLosslessJson',
+      'isValidBindingName',
+      'javascriptReservedWords',
+      'maxBindingNameLength',
+      'normalizeBindings',
+      'pythonReservedWords',
+      'specificationVersion',
+      'truncateUtf8',
+      'utf8ByteLength',
+      'validateBindingName',
+    ]);
+  });
+
+  it('gives every exported Error class a static isInstance that refuses a plain Error and null', () => {
+    const errorClasses = Object.values(api).filter(
+      (value): value is typeof api.SluiceError => typeof value === 'function' && value.prototype instanceof Error,
+    );
+    expect(errorClasses.map((errorClass) => errorClass.name).sort()).toEqual([
+      'InvalidRequestError',
+      'InvalidSettingsError',
+      'RuntimeDisposedError',
+      'SluiceError',
+    ]);
+    for (const errorClass of errorClasses) {
+      expect(Object.hasOwn(errorClass, 'isInstance'), errorClass.name).toBe(true);
+      expect(errorClass.isInstance(new Error('plain')), errorClass.name).toBe(false);
+      expect(errorClass.isInstance(null), errorClass.name).toBe(false);
+    }
+  });
+});

@@ -1,0 +1,28 @@
+export type {
+  ApprovalAnswer,
+  ApprovalCallback,
+  ApprovalOutcome,
+  ApprovalRecord,
+  ApprovalRequest,
+} from './approval.js';
+export {
+  type AuditLog,
+  type AuditLogOptions,
+  createAuditLog,
+  type DenialCause,
+  type PermissionDecision,
+} from './audit-log.js';
+export { type DeriveBindingsOptions, deriveBindings, type PolicySource } from './derive-bindings.js';
+export { createPathGuard, type PathGuard, type PathGuardOptions, pathGuardProblem } from './path-guard.js';
+export { createPolicy, isPolicy, type Policy } from './policy.js';
+export {
+  type ArgumentPredicate,
+  type PolicyDefinition,
+  type PolicyEffect,
+  type PolicyRule,
+  policyEffects,
+} from './policy-definition.js';
+export { evaluatePolicy, type MatchedRule, mayBeAllowed, type PolicyVerdict } from './policy-evaluate.js';
+export { loadPolicyFile, parsePolicy } from './policy-file.js';
+export type { Tool, ToolExecuteContext } from './tool.js';
+export { type ToolBindingName, type ToolBindingNameOptions, toolBindingName } from './tool-binding-name.js';

@@ -1,0 +1,69 @@
+import type { JsonValue } from '@sluice/code-runtime';
+import { compiledPolicy, type Policy } from './policy.js';
+import type { PolicyEffect } from './policy-definition.js';
+
+/** The rule that decided a call; absent from a verdict when the policy's default did. */
+export interface MatchedRule {
+  /** Position in `rules`, from 0. */
+  readonly index: number;
+  readonly description?: string;
+}
+
+/** What a policy says about one call. */
+export interface PolicyVerdict {
+  readonly effect: PolicyEffect;
+  /** The first rule that matched; absent when no rule did and the default applied. */
+  readonly rule?: MatchedRule;
+  /** For `deny`: the rule's reason or the default reason, when the policy gives one. */
+  readonly reason?: string;
+  /**
+   * When the default applied: why the first `allow` or `ask` rule naming this tool did not match
+   * (`rule 0: argument "path": "/etc" is not within /srv/data`), so the model can correct the call.
+   */
+  readonly unmet?: string;
+}
+
+/**
+ * Decides a call: the first rule whose tool pattern matches `toolName` and whose conditions all
+ * hold for `input` gives the effect; when none does, the policy's default does.
+ */
+export function evaluatePolicy(policy: Policy, toolName: string, input: JsonValue): PolicyVerdict {
+  const { rules, defaultEffect, defaultReason } = compiledPolicy(policy);
+  let unmet: string | undefined;
+  for (const rule of rules) {
+    if (!rule.matchesTool(toolName)) continue;
+    let problem: string | undefined;
+    for (const check of rule.checks) {
+      problem = check(input);
+      if (problem !== undefined) break;
+    }
+    if (problem === undefined) {
+      return {
+        effect: rule.effect,
+        rule:
+          rule.description === undefined ? { index: rule.index } : { index: rule.index, description: rule.description },
+        ...(rule.reason === undefined ? {} : { reason: rule.reason }),
+      };
+    }
+    if (unmet === undefined && rule.effect !== 'deny') unmet = `rule ${rule.index}: ${problem}`;
+  }
+  return {
+    effect: defaultEffect,
+    ...(defaultReason === undefined ? {} : { reason: defaultReason }),
+    ...(unmet === undefined ? {} : { unmet }),
+  };
+}
+
+/**
+ * Whether some call of `toolName` could be allowed (outright or after approval): false only when a
+ * rule without conditions, or the default, denies it before any `allow` or `ask` rule could match.
+ */
+export function mayBeAllowed(policy: Policy, toolName: string): boolean {
+  const { rules, defaultEffect } = compiledPolicy(policy);
+  for (const rule of rules) {
+    if (!rule.matchesTool(toolName)) continue;
+    if (rule.effect !== 'deny') return true;
+    if (rule.checks.length === 0) return false;
+  }
+  return defaultEffect !== 'deny';
+}

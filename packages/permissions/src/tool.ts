@@ -1,0 +1,28 @@
+import type { JsonObject, JsonValue } from '@sluice/code-runtime';
+
+/** What a tool's `execute` learns about the call it serves: the same as a host function's context. */
+export interface ToolExecuteContext {
+  /** Aborted when the run ends for any reason; thread it into whatever `execute` starts. */
+  readonly signal: AbortSignal;
+  /** The run that made the call. */
+  readonly runId: string;
+  /** Unique within the run; the same id as in the run's host-call events and the audit log. */
+  readonly callId: string;
+}
+
+/**
+ * Something a program may be allowed to call. `name` is what policies match and what the audit log
+ * records; the program calls it under its binding name (see {@link toolBindingName}).
+ */
+export interface Tool {
+  /** Unique among the tools given to one derive. Any text: `search`, `fs.read-file`, `github__create_issue`. */
+  readonly name: string;
+  /** What the tool does, for the model. */
+  readonly description: string;
+  /** A JSON Schema (2020-12 unless `$schema` says draft-07 or 2019-09) every input must satisfy before `execute` runs. */
+  readonly inputSchema: JsonObject;
+  /** When present, a JSON Schema every result must satisfy; a result that does not is an error in the program. */
+  readonly outputSchema?: JsonObject;
+  /** Does the work. Called only for an allowed (and, when asked, approved) call with valid input. */
+  execute(input: JsonValue, context: ToolExecuteContext): Promise<JsonValue> | JsonValue;
+}

@@ -64,6 +64,7 @@ export class RunController {
   readonly #logs: LogBuffer;
   readonly #calls: PendingCall[] = [];
   readonly #waiting: Array<() => void> = [];
+  readonly #beforeFinish: Array<() => void> = [];
   readonly #startedAt = performance.now();
   readonly #wallTimer: ReturnType<typeof setTimeout>;
   #resolve!: (result: CodeRunResult) => void;
@@ -152,6 +153,15 @@ export class RunController {
     }
   }
 
+  /**
+   * Registers `hook` to run once at the start of {@link finish}, while the run still accepts logs, so
+   * a provider can drain what its substrate printed up to the end (a killed substrate's last lines).
+   * Ignored after the end; a hook that throws is ignored.
+   */
+  beforeFinish(hook: () => void): void {
+    if (!this.ended) this.#beforeFinish.push(hook);
+  }
+
   /** Ends the run as cancelled. Idempotent; nothing happens after the end. */
   cancel(reason = 'cancelled by the caller'): void {
     this.finish({ ok: false, failure: { kind: 'abort', reason, message: `The run was cancelled: ${reason}.` } });
@@ -159,6 +169,14 @@ export class RunController {
 
   /** Settles the run once; later calls are ignored. A success's value is checked for JSON and size first. */
   finish(outcome: RunOutcome, usage: SubstrateUsage = {}): void {
+    if (this.ended) return;
+    for (const hook of this.#beforeFinish.splice(0)) {
+      try {
+        hook();
+      } catch {
+        // A provider's drain must not stop the run from settling.
+      }
+    }
     if (this.ended) return;
     let valueBytes = 0;
     let settled: RunOutcome = outcome;

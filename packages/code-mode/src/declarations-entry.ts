@@ -1,0 +1,89 @@
+import { InvalidRequestError } from '@sluice/code-runtime';
+import { type ToolBindingName, type ToolBindingNameOptions, toolBindingName } from '@sluice/permissions';
+import { DefinitionRegistry, schemaToType } from './schema-convert.js';
+import { type JsonSchema, pascalCase, type TypeNode } from './schema-model.js';
+
+/**
+ * What the declarations need of a tool: a `Tool` from `@sluice/permissions` fits, and so does any
+ * object with these fields. Schemas are JSON Schema; a missing output schema declares `unknown`.
+ */
+export interface DeclaredTool {
+  readonly name: string;
+  readonly description?: string;
+  readonly inputSchema?: JsonSchema;
+  readonly outputSchema?: JsonSchema;
+}
+
+/** One tool as the declarations show it: where the program calls it, what it says, its types. */
+export interface DeclaredEntry {
+  readonly toolName: string;
+  readonly binding: ToolBindingName;
+  /** `namespace.name`, as the program writes it. */
+  readonly path: string;
+  /** The description, plus the tool's own name when it differs from the binding. */
+  readonly doc: string;
+  /** One line: the description's first sentence, at most {@link summaryLength} characters. */
+  readonly summary: string;
+  readonly input: TypeNode;
+  readonly output: TypeNode;
+}
+
+/** The longest one-line summary, in characters. */
+export const summaryLength = 120;
+
+/** The entries of a tool set, sorted by path, with the named types their schemas need. */
+export interface DeclaredSet {
+  readonly entries: readonly DeclaredEntry[];
+  readonly definitions: ReadonlyMap<string, TypeNode>;
+}
+
+/** Builds the entries for `tools`, mapping names exactly as `@sluice/permissions` binds them. */
+export function declareTools(tools: readonly DeclaredTool[], naming: ToolBindingNameOptions = {}): DeclaredSet {
+  const registry = new DefinitionRegistry();
+  const sorted = [...tools]
+    .map((tool) => ({ tool, binding: toolBindingName(tool.name, naming) }))
+    .sort((left, right) => {
+      const a = `${left.binding.namespace}.${left.binding.name}`;
+      const b = `${right.binding.namespace}.${right.binding.name}`;
+      return a < b ? -1 : a > b ? 1 : 0;
+    });
+  for (let index = 1; index < sorted.length; index += 1) {
+    const [earlier, later] = [sorted[index - 1]!, sorted[index]!];
+    if (earlier.binding.namespace === later.binding.namespace && earlier.binding.name === later.binding.name) {
+      throw new InvalidRequestError({
+        message: `Tools ${JSON.stringify(earlier.tool.name)} and ${JSON.stringify(later.tool.name)} both map to ${later.binding.namespace}.${later.binding.name}; rename one.`,
+        field: 'tools',
+      });
+    }
+  }
+  const entries = sorted.map(({ tool, binding }): DeclaredEntry => {
+    const hint = pascalCase(binding.name);
+    const path = `${binding.namespace}.${binding.name}`;
+    const description = (tool.description ?? '').trim();
+    const renamed = tool.name === binding.name || tool.name === path ? '' : `Tool name: ${JSON.stringify(tool.name)}.`;
+    return {
+      toolName: tool.name,
+      binding,
+      path,
+      doc: [description, renamed].filter((part) => part !== '').join('\n\n'),
+      summary: oneLineSummary(description),
+      input: schemaToType(tool.inputSchema, { hint: `${hint}Input`, registry }),
+      output: schemaToType(tool.outputSchema, { hint: `${hint}Output`, registry }),
+    };
+  });
+  return { entries, definitions: registry.definitions };
+}
+
+/** The first sentence of `description` on one line, cut with `…` past {@link summaryLength} characters. */
+export function oneLineSummary(description: string): string {
+  const flat = description.replace(/\s+/g, ' ').trim();
+  const sentence = /^.*?[.!?](?=\s|$)/.exec(flat)?.[0] ?? flat;
+  if (sentence === '') return '(no description)';
+  const characters = Array.from(sentence);
+  return characters.length <= summaryLength
+    ? sentence
+    : `${characters
+        .slice(0, summaryLength - 1)
+        .join('')
+        .trimEnd()}…`;
+}

@@ -1,0 +1,158 @@
+import { execFileSync } from 'node:child_process';
+import { InvalidRequestError } from '@sluice/code-runtime';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+import { mcpCatalogue } from './__fixtures__/mcp-catalogue.js';
+import { realisticTools } from './__fixtures__/realistic-tools.js';
+import { estimateTokens, generateDeclarations } from './declarations.js';
+import type { DeclaredTool } from './declarations-entry.js';
+
+// Just the globals declarations use, so the compiler checks them without loading its whole lib.
+const minimalLib = `
+interface Array<T> { length: number; [index: number]: T }
+interface Boolean {}
+interface CallableFunction {}
+interface Function {}
+interface IArguments {}
+interface NewableFunction {}
+interface Number {}
+interface Object {}
+interface RegExp {}
+interface String {}
+interface Promise<T> { then(onfulfilled: (value: T) => void): void }
+type Record<K extends keyof any, T> = { [P in K]: T };
+`;
+
+/** TypeScript's own diagnostics for `text` as a declaration file: syntax and types. */
+function typescriptProblems(text: string): string[] {
+  const files: Record<string, string> = { '/declarations.d.ts': text, '/lib.d.ts': minimalLib };
+  const options: ts.CompilerOptions = { strict: true, noEmit: true, noLib: true, types: [] };
+  const host = ts.createCompilerHost(options);
+  host.readFile = (name) => files[name];
+  host.fileExists = (name) => name in files;
+  host.getSourceFile = (name, version) => {
+    const source = files[name];
+    return source === undefined ? undefined : ts.createSourceFile(name, source, version);
+  };
+  const program = ts.createProgram(Object.keys(files), options, host);
+  return ts
+    .getPreEmitDiagnostics(program)
+    .map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
+}
+
+/** Python's own parser on `text`; returns the error it prints, or '' when the stubs parse. */
+function pythonProblems(text: string): string {
+  const check =
+    'import ast, sys\ntry:\n    ast.parse(sys.stdin.read())\nexcept SyntaxError as error:\n    print(error)';
+  return execFileSync('python3', ['-c', check], { input: text, encoding: 'utf8' }).trim();
+}
+
+function shuffled<T>(items: readonly T[]): T[] {
+  return [...items].reverse().sort((_, __) => 0);
+}
+
+const everything = { tokenBudget: 1_000_000 };
+
+describe('generateDeclarations', () => {
+  it('declares a realistic tool set in TypeScript', async () => {
+    const declarations = generateDeclarations(realisticTools, { language: 'typescript' });
+    expect(declarations.mode).toBe('full');
+    await expect(declarations.text).toMatchFileSnapshot('./__snapshots__/realistic.typescript.txt');
+  });
+
+  it('declares a realistic tool set as Python stubs', async () => {
+    const declarations = generateDeclarations(realisticTools, { language: 'python' });
+    expect(declarations.mode).toBe('full');
+    await expect(declarations.text).toMatchFileSnapshot('./__snapshots__/realistic.python.txt');
+  });
+
+  it('declares a 150-tool MCP-like catalogue in full when the budget allows', async () => {
+    const catalogue = mcpCatalogue();
+    expect(catalogue).toHaveLength(150);
+    const typescript = generateDeclarations(catalogue, { language: 'typescript', ...everything });
+    const python = generateDeclarations(catalogue, { language: 'python', ...everything });
+    await expect(typescript.text).toMatchFileSnapshot('./__snapshots__/catalogue.typescript.txt');
+    await expect(python.text).toMatchFileSnapshot('./__snapshots__/catalogue.python.txt');
+  });
+
+  it('lists only names and summaries for a catalogue over the default budget', async () => {
+    const typescript = generateDeclarations(mcpCatalogue(), { language: 'typescript' });
+    const python = generateDeclarations(mcpCatalogue(), { language: 'python' });
+    expect([typescript.mode, python.mode]).toEqual(['summary', 'summary']);
+    expect(typescript.discovery).toBeDefined();
+    expect(typescript.estimatedTokens).toBeLessThan(typescript.fullTokens);
+    await expect(typescript.text).toMatchFileSnapshot('./__snapshots__/catalogue-summary.typescript.txt');
+    await expect(python.text).toMatchFileSnapshot('./__snapshots__/catalogue-summary.python.txt');
+  });
+
+  it('writes TypeScript that the TypeScript compiler accepts', () => {
+    for (const tools of [realisticTools, mcpCatalogue()]) {
+      expect(typescriptProblems(generateDeclarations(tools, { language: 'typescript', ...everything }).text)).toEqual(
+        [],
+      );
+      expect(typescriptProblems(generateDeclarations(tools, { language: 'typescript' }).text)).toEqual([]);
+    }
+  });
+
+  it('writes Python stubs that Python parses', () => {
+    for (const tools of [realisticTools, mcpCatalogue()]) {
+      expect(pythonProblems(generateDeclarations(tools, { language: 'python', ...everything }).text)).toBe('');
+      expect(pythonProblems(generateDeclarations(tools, { language: 'python' }).text)).toBe('');
+    }
+  });
+
+  it('gives byte-identical text for the same tools in any order', () => {
+    for (const language of ['typescript', 'python'] as const) {
+      for (const tools of [realisticTools, mcpCatalogue()]) {
+        const first = generateDeclarations(tools, { language, ...everything }).text;
+        const reordered = generateDeclarations(shuffled(tools).reverse(), { language, ...everything }).text;
+        expect(reordered).toBe(first);
+      }
+    }
+  });
+
+  it('falls back to namespaces only when even the summary list is over budget', () => {
+    const summary = generateDeclarations(mcpCatalogue(), { language: 'typescript' });
+    const tight = generateDeclarations(mcpCatalogue(), { language: 'typescript', tokenBudget: 400 });
+    expect(tight.mode).toBe('namespaces');
+    expect(tight.text).not.toContain('mcp.github__create_issue:');
+    expect(tight.text).toContain('declare const mcp:');
+    expect(tight.estimatedTokens).toBeLessThan(summary.estimatedTokens);
+  });
+
+  it('states the token estimate it uses: UTF-8 bytes divided by four', () => {
+    expect(estimateTokens('abcd')).toBe(1);
+    expect(estimateTokens('abcde')).toBe(2);
+    expect(estimateTokens('éé')).toBe(1);
+  });
+
+  it('refuses a tool in the reserved sluice namespace', () => {
+    const tool: DeclaredTool = { name: 'sluice.search', description: 'x', inputSchema: {} };
+    expect(() => generateDeclarations([tool], { language: 'typescript' })).toThrow(/reserved for tool discovery/);
+  });
+
+  it('refuses two tools that bind to the same name', () => {
+    const tools: DeclaredTool[] = [
+      { name: 'get-weather', inputSchema: {} },
+      { name: 'get_weather', inputSchema: {} },
+    ];
+    let thrown: unknown;
+    try {
+      generateDeclarations(tools, { language: 'python' });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(InvalidRequestError.isInstance(thrown)).toBe(true);
+    expect((thrown as Error).message).toMatch(/both map to tools\.get_weather/);
+  });
+
+  it('follows the naming options, as permissions does', () => {
+    const tools: DeclaredTool[] = [{ name: 'github__create_issue', description: 'Create.', inputSchema: {} }];
+    const split = generateDeclarations(tools, { language: 'typescript' }).text;
+    const flat = generateDeclarations(tools, { language: 'typescript', naming: { splitNamespaces: false } }).text;
+    expect(split).toContain('declare const github: {\n  /**\n   * Create.');
+    expect(split).toContain('create_issue(input?: unknown)');
+    expect(flat).toContain('declare const tools: {');
+    expect(flat).toContain('github__create_issue(input?: unknown)');
+  });
+});

@@ -1,0 +1,28 @@
+export {
+  type DeclarationsOptions,
+  defaultDeclarationsTokenBudget,
+  estimateTokens,
+  generateDeclarations,
+  type ToolDeclarations,
+} from './declarations.js';
+export { type DeclaredTool, oneLineSummary, summaryLength } from './declarations-entry.js';
+export {
+  defaultResultTokenBudget,
+  minResultTokenBudget,
+  type RenderedResult,
+  type RenderResultOptions,
+  renderResult,
+} from './result-budget.js';
+export { type RenderedSections, renderSections } from './result-render.js';
+export { type RunCodeDescriptionInput, runCodeDescription } from './run-code-description.js';
+export {
+  createRunCodeTool,
+  type RunCodeInput,
+  type RunCodeOutcome,
+  type RunCodeRunOptions,
+  type RunCodeTool,
+  type RunCodeToolOptions,
+} from './run-code-tool.js';
+export { describeLimits, type RuntimeLimits, readRuntimeLimits, runtimeLimitNames } from './runtime-limits.js';
+export type { JsonSchema } from './schema-model.js';
+export { discoveryNamespace, maxSearchResults, ToolDiscovery, type ToolSearchHit } from './tool-discovery.js';

@@ -1,0 +1,52 @@
+import type { CodeRuntimeLanguage } from '@sluice/code-runtime';
+import type { ToolDeclarations } from './declarations.js';
+import { describeLimits, type RuntimeLimits } from './runtime-limits.js';
+
+/** What {@link runCodeDescription} builds the `run_code` description from. */
+export interface RunCodeDescriptionInput {
+  readonly language: CodeRuntimeLanguage;
+  readonly declarations: ToolDeclarations;
+  readonly limits: RuntimeLimits;
+}
+
+const guides: Record<CodeRuntimeLanguage, { intro: string; rules: readonly string[]; fence: string }> = {
+  typescript: {
+    intro: 'Run a TypeScript program that calls the tools declared below as async functions',
+    rules: [
+      'The program is the body of an async function: use `await` at the top level, and `return` a JSON value (objects, arrays, strings, finite numbers, booleans, null).',
+      'Call a tool with one JSON argument: `const result = await tools.search({ query: "x" })`. Run independent calls at once with `Promise.all`.',
+      'A call that fails (denied by policy, invalid input, the tool’s own error) throws an `Error` whose message says why; catch it to carry on.',
+      '`console.log` lines come back with the result. Type annotations are allowed; there are no imports, filesystem, network, timers or environment: the declared functions are the only way out.',
+    ],
+    fence: 'ts',
+  },
+  python: {
+    intro: 'Run a Python program that calls the tools declared below as async functions',
+    rules: [
+      'The program is the body of an async function: use `await` at the top level, and `return` a JSON value (dicts, lists, str, int, float, bool, None).',
+      'Call a tool with keyword arguments or one dict: `result = await tools.search(query="x")`. Run independent calls at once with `await asyncio.gather(...)`.',
+      'A call that fails (denied by policy, invalid input, the tool’s own error) raises `HostCallError` whose message says why; catch it to carry on.',
+      '`print` output comes back with the result. There is no filesystem, network, subprocess or environment: the declared functions are the only way out.',
+    ],
+    fence: 'python',
+  },
+};
+
+/**
+ * The `run_code` tool description: what the tool does, how to write a program in the runtime's
+ * language, the limits the runtime publishes (never invented: a runtime that publishes none is
+ * said to), and the declarations. Deterministic, so a prompt cache keeps hitting.
+ */
+export function runCodeDescription(input: RunCodeDescriptionInput): string {
+  const guide = guides[input.language];
+  const limits = describeLimits(input.limits);
+  const parts = [
+    `${guide.intro}, and get back what it logged and returned. One program can do the work of many tool calls: loop, branch, filter and fan out in a single step. Only the logs and the returned value come back, so return just what you need.`,
+    guide.rules.map((rule) => `- ${rule}`).join('\n'),
+    limits.length > 0
+      ? `Limits per run (going over one ends the run, and the result says which):\n${limits.join('\n')}`
+      : 'Limits: this runtime does not publish its budgets; a run that exceeds one ends, and the result says which.',
+    `Declarations:\n\`\`\`${guide.fence}\n${input.declarations.text.trimEnd()}\n\`\`\``,
+  ];
+  return parts.join('\n\n');
+}

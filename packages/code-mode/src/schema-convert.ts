@@ -1,0 +1,309 @@
+import {
+  intersectionOf,
+  type JsonSchema,
+  neverType,
+  type ObjectNode,
+  type PropertyNode,
+  pascalCase,
+  stableStringify,
+  type TypeNode,
+  unionOf,
+  unknownType,
+} from './schema-model.js';
+
+/** Named types shared by every schema of one declaration set: recursive `$ref`s become named types here. */
+export class DefinitionRegistry {
+  readonly #namesByKey = new Map<string, string>();
+  readonly #bodies = new Map<string, TypeNode>();
+  readonly #taken = new Set<string>();
+
+  /** The name of the definition identified by `key`, allocating `preferred` (or `preferred2`, ...) the first time. */
+  name(key: string, preferred: string): string {
+    const known = this.#namesByKey.get(key);
+    if (known !== undefined) return known;
+    let name = preferred;
+    for (let suffix = 2; this.#taken.has(name); suffix += 1) name = `${preferred}${suffix}`;
+    this.#taken.add(name);
+    this.#namesByKey.set(key, name);
+    return name;
+  }
+
+  /** The name already allocated for `key`, if any. */
+  lookup(key: string): string | undefined {
+    return this.#namesByKey.get(key);
+  }
+
+  /** Records a definition's body, once. */
+  define(name: string, type: TypeNode): void {
+    if (!this.#bodies.has(name)) this.#bodies.set(name, type);
+  }
+
+  /** Every defined type, in the order they were first defined. */
+  get definitions(): ReadonlyMap<string, TypeNode> {
+    return this.#bodies;
+  }
+}
+
+/** Options for {@link schemaToType}. */
+export interface SchemaToTypeOptions {
+  /** PascalCase name for the schema's own object type, e.g. `SearchIssuesInput`. */
+  readonly hint: string;
+  readonly registry: DefinitionRegistry;
+  /** Nesting deeper than this becomes `unknown`. Default 12. */
+  readonly maxDepth?: number;
+  /** `$ref` expansions per schema before further ones become `unknown`. Default 256. */
+  readonly maxExpansions?: number;
+}
+
+interface Walk {
+  readonly root: JsonSchema;
+  readonly closureKeys: Map<string, string>;
+  readonly registry: DefinitionRegistry;
+  readonly maxDepth: number;
+  readonly maxExpansions: number;
+  readonly expanding: Map<string, { recursive: boolean; name: string | undefined }>;
+  expansions: number;
+}
+
+type SchemaObject = { readonly [keyword: string]: unknown };
+
+/**
+ * Reduces a JSON Schema to a {@link TypeNode}. Total: anything it does not understand becomes
+ * `unknown` rather than an error. Local `$ref`s are inlined, except recursive ones, which become
+ * named definitions in the registry; nesting and expansion counts are capped.
+ */
+export function schemaToType(schema: JsonSchema | undefined, options: SchemaToTypeOptions): TypeNode {
+  const root = schema ?? true;
+  const walk: Walk = {
+    root,
+    closureKeys: new Map(),
+    registry: options.registry,
+    maxDepth: options.maxDepth ?? 12,
+    maxExpansions: options.maxExpansions ?? 256,
+    expanding: new Map(),
+    expansions: 0,
+  };
+  return convert(walk, root, options.hint, 0);
+}
+
+function convert(walk: Walk, schema: unknown, hint: string, depth: number): TypeNode {
+  if (schema === false) return neverType;
+  if (!isSchemaObject(schema) || depth > walk.maxDepth) return unknownType;
+  const parts: TypeNode[] = [];
+  if (typeof schema.$ref === 'string') parts.push(resolveReference(walk, schema.$ref, depth));
+  if ('const' in schema) parts.push(literalOf(schema.const));
+  else if (Array.isArray(schema.enum)) parts.push(unionOf(schema.enum.map(literalOf)));
+  else {
+    const own = ownType(walk, schema, hint, depth);
+    if (own !== undefined) parts.push(own);
+  }
+  if (Array.isArray(schema.allOf)) {
+    parts.push(...schema.allOf.map((member) => convert(walk, member, hint, depth + 1)));
+  }
+  for (const keyword of ['anyOf', 'oneOf'] as const) {
+    const members = schema[keyword];
+    if (Array.isArray(members)) {
+      parts.push(
+        unionOf(members.map((member, index) => convert(walk, member, `${hint}Option${index + 1}`, depth + 1))),
+      );
+    }
+  }
+  const type = intersectionOf(parts);
+  return schema.nullable === true ? unionOf([type, { kind: 'primitive', name: 'null' }]) : type;
+}
+
+function ownType(walk: Walk, schema: SchemaObject, hint: string, depth: number): TypeNode | undefined {
+  const declared = Array.isArray(schema.type) ? schema.type : typeof schema.type === 'string' ? [schema.type] : [];
+  const types = declared.length > 0 ? declared : inferredTypes(schema);
+  if (types.length === 0) return undefined;
+  return unionOf(
+    types.map((type): TypeNode => {
+      switch (type) {
+        case 'object':
+          return objectType(walk, schema, hint, depth);
+        case 'array':
+          return arrayType(walk, schema, hint, depth);
+        case 'string':
+        case 'number':
+        case 'integer':
+        case 'boolean':
+        case 'null':
+          return { kind: 'primitive', name: type };
+        default:
+          return unknownType;
+      }
+    }),
+  );
+}
+
+function inferredTypes(schema: SchemaObject): string[] {
+  if (['properties', 'additionalProperties', 'patternProperties', 'required'].some((key) => key in schema)) {
+    return ['object'];
+  }
+  if ('items' in schema || 'prefixItems' in schema) return ['array'];
+  return [];
+}
+
+function objectType(walk: Walk, schema: SchemaObject, hint: string, depth: number): ObjectNode {
+  const required = new Set(
+    Array.isArray(schema.required) ? schema.required.filter((key) => typeof key === 'string') : [],
+  );
+  const properties: PropertyNode[] = [];
+  if (isSchemaObject(schema.properties)) {
+    for (const name of Object.keys(schema.properties)) {
+      const propertySchema = schema.properties[name];
+      properties.push({
+        name,
+        type: convert(walk, propertySchema, `${hint}${pascalCase(name)}`, depth + 1),
+        optional: !required.has(name),
+        doc: propertyDoc(walk, propertySchema),
+      });
+    }
+  }
+  const extra: TypeNode[] = [];
+  const additional = schema.additionalProperties;
+  if (additional === true) extra.push(unknownType);
+  else if (isSchemaObject(additional)) extra.push(convert(walk, additional, `${hint}Value`, depth + 1));
+  if (isSchemaObject(schema.patternProperties)) {
+    for (const pattern of Object.values(schema.patternProperties)) {
+      extra.push(convert(walk, pattern, `${hint}Value`, depth + 1));
+    }
+  }
+  const implicit = properties.length === 0 && additional === undefined && extra.length === 0;
+  return {
+    kind: 'object',
+    hint,
+    properties,
+    additional: implicit ? unknownType : extra.length > 0 ? unionOf(extra) : undefined,
+  };
+}
+
+function arrayType(walk: Walk, schema: SchemaObject, hint: string, depth: number): TypeNode {
+  const item = (member: unknown, index?: number) =>
+    convert(walk, member, `${hint}Item${index === undefined ? '' : index + 1}`, depth + 1);
+  const tuple = Array.isArray(schema.prefixItems)
+    ? { items: schema.prefixItems, rest: schema.items }
+    : Array.isArray(schema.items)
+      ? { items: schema.items, rest: schema.additionalItems }
+      : undefined;
+  if (tuple !== undefined) {
+    const rest = tuple.rest === undefined || tuple.rest === false ? undefined : item(tuple.rest);
+    return { kind: 'tuple', items: tuple.items.map((member, index) => item(member, index)), rest };
+  }
+  return { kind: 'array', items: 'items' in schema ? item(schema.items) : unknownType };
+}
+
+function resolveReference(walk: Walk, reference: string, depth: number): TypeNode {
+  const target = resolvePointer(walk.root, reference);
+  if (target === undefined) return unknownType;
+  const key = closureKey(walk, reference);
+  const preferred = pascalCase(reference.split('/').pop() ?? 'Definition');
+  const known = walk.registry.lookup(key);
+  if (known !== undefined && walk.registry.definitions.has(known)) return { kind: 'reference', name: known };
+  const state = walk.expanding.get(reference);
+  if (state !== undefined) {
+    state.recursive = true;
+    state.name ??= walk.registry.name(key, preferred);
+    return { kind: 'reference', name: state.name };
+  }
+  walk.expansions += 1;
+  if (walk.expansions > walk.maxExpansions) return unknownType;
+  const expansion = { recursive: false, name: undefined as string | undefined };
+  walk.expanding.set(reference, expansion);
+  const type = convert(walk, target, preferred, depth + 1);
+  walk.expanding.delete(reference);
+  if (!expansion.recursive || expansion.name === undefined) return type;
+  walk.registry.define(expansion.name, type);
+  return { kind: 'reference', name: expansion.name };
+}
+
+/**
+ * Identifies a definition by its content and the content of every definition it reaches, so that
+ * identical definitions in different tools' schemas share one name and different ones never do.
+ */
+function closureKey(walk: Walk, reference: string): string {
+  const known = walk.closureKeys.get(reference);
+  if (known !== undefined) return known;
+  const reached = new Map<string, unknown>();
+  const pending = [reference];
+  while (pending.length > 0) {
+    const next = pending.pop()!;
+    if (reached.has(next)) continue;
+    const target = resolvePointer(walk.root, next);
+    reached.set(next, target);
+    collectReferences(target, pending);
+  }
+  const key = stableStringify([reference, [...reached].sort(([left], [right]) => (left < right ? -1 : 1))]);
+  walk.closureKeys.set(reference, key);
+  return key;
+}
+
+function collectReferences(value: unknown, into: string[]): void {
+  if (Array.isArray(value)) for (const item of value) collectReferences(item, into);
+  else if (typeof value === 'object' && value !== null) {
+    for (const [key, child] of Object.entries(value)) {
+      if (key === '$ref' && typeof child === 'string' && child.startsWith('#')) into.push(child);
+      else collectReferences(child, into);
+    }
+  }
+}
+
+function resolvePointer(root: JsonSchema, reference: string): unknown {
+  if (!reference.startsWith('#')) return undefined;
+  const pointer = reference.slice(1);
+  if (pointer === '') return root;
+  if (!pointer.startsWith('/')) return undefined;
+  let current: unknown = root;
+  for (const raw of pointer.slice(1).split('/')) {
+    let segment: string;
+    try {
+      segment = decodeURIComponent(raw).replaceAll('~1', '/').replaceAll('~0', '~');
+    } catch {
+      return undefined;
+    }
+    if (typeof current !== 'object' || current === null || !Object.hasOwn(current, segment)) return undefined;
+    current = (current as Record<string, unknown>)[segment];
+  }
+  return current;
+}
+
+function literalOf(value: unknown): TypeNode {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return { kind: 'literal', value };
+  if (typeof value === 'number' && Number.isFinite(value)) return { kind: 'literal', value };
+  return unknownType;
+}
+
+function propertyDoc(walk: Walk, schema: unknown): string | undefined {
+  if (!isSchemaObject(schema)) return undefined;
+  const target = typeof schema.$ref === 'string' ? resolvePointer(walk.root, schema.$ref) : undefined;
+  const text = describedText(schema) ?? (isSchemaObject(target) ? describedText(target) : undefined);
+  const notes: string[] = text === undefined ? [] : [/[.!?]$/.test(text) ? text : `${text}.`];
+  const fact = (label: string, value: unknown) => {
+    if (value !== undefined) notes.push(`${label}: ${typeof value === 'string' ? value : stableStringify(value)}.`);
+  };
+  fact('Format', schema.format);
+  if (schema.default !== undefined) notes.push(`Default: ${stableStringify(schema.default)}.`);
+  fact('Minimum', schema.minimum);
+  fact('Maximum', schema.maximum);
+  fact('Greater than', typeof schema.exclusiveMinimum === 'number' ? schema.exclusiveMinimum : undefined);
+  fact('Less than', typeof schema.exclusiveMaximum === 'number' ? schema.exclusiveMaximum : undefined);
+  fact('Min length', schema.minLength);
+  fact('Max length', schema.maxLength);
+  fact('Pattern', schema.pattern);
+  fact('Min items', schema.minItems);
+  fact('Max items', schema.maxItems);
+  if (schema.deprecated === true) notes.push('Deprecated.');
+  return notes.length > 0 ? notes.join(' ') : undefined;
+}
+
+function describedText(schema: SchemaObject): string | undefined {
+  for (const key of ['description', 'title']) {
+    const value = schema[key];
+    if (typeof value === 'string' && value.trim() !== '') return value.trim().replace(/\s+/g, ' ');
+  }
+  return undefined;
+}
+
+function isSchemaObject(value: unknown): value is SchemaObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,8 @@
+export {
+  type CodeRuntimeConformanceOptions,
+  type ConformanceBudgets,
+  conformanceBudgets,
+  conformanceTimeoutBudgets,
+} from './conformance-options.js';
+export { describeCodeRuntimeConformance } from './describe-code-runtime-conformance.js';
+export { type ConformanceProgramName, type ConformancePrograms, conformancePrograms } from './programs.js';

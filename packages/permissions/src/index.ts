@@ -24,5 +24,5 @@ export {
 } from './policy-definition.js';
 export { evaluatePolicy, type MatchedRule, mayBeAllowed, type PolicyVerdict } from './policy-evaluate.js';
 export { loadPolicyFile, parsePolicy } from './policy-file.js';
-export type { Tool, ToolExecuteContext } from './tool.js';
+export type { JsonSchema, Tool, ToolExecuteContext } from './tool.js';
 export { type ToolBindingName, type ToolBindingNameOptions, toolBindingName } from './tool-binding-name.js';

@@ -1,8 +1,9 @@
-import type { JsonObject, JsonValue } from '@sluice/code-runtime';
+import type { JsonValue } from '@sluice/code-runtime';
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import type { JsonSchema } from './tool.js';
 
 /** Checks a value against a compiled schema: the problems, each naming its JSON path, or `undefined` when valid. */
 export type SchemaCheck = (value: JsonValue) => readonly string[] | undefined;
@@ -30,7 +31,7 @@ const maxProblems = 5;
  * Compiled validators are shared across derives by schema text. Throws `Error` with the
  * validator's reason when the schema itself is invalid or its dialect unsupported.
  */
-export function compileSchema(schema: JsonObject): SchemaCheck {
+export function compileSchema(schema: JsonSchema): SchemaCheck {
   const { $schema, ...rest } = schema;
   const draft = $schema === undefined ? '2020-12' : drafts[String($schema).replace(/#$/, '')];
   if (draft === undefined) {

@@ -1,4 +1,4 @@
-import type { JsonObject, JsonValue } from '@sluice/code-runtime';
+import type { JsonValue } from '@sluice/code-runtime';
 
 /** What a tool's `execute` learns about the call it serves: the same as a host function's context. */
 export interface ToolExecuteContext {
@@ -10,6 +10,9 @@ export interface ToolExecuteContext {
   readonly callId: string;
 }
 
+/** A JSON Schema object, as plain JSON: `{ type: 'object', properties: {...}, required: [...] }`. */
+export type JsonSchema = Readonly<Record<string, unknown>>;
+
 /**
  * Something a program may be allowed to call. `name` is what policies match and what the audit log
  * records; the program calls it under its binding name (see {@link toolBindingName}).
@@ -20,9 +23,9 @@ export interface Tool {
   /** What the tool does, for the model. */
   readonly description: string;
   /** A JSON Schema (2020-12 unless `$schema` says draft-07 or 2019-09) every input must satisfy before `execute` runs. */
-  readonly inputSchema: JsonObject;
+  readonly inputSchema: JsonSchema;
   /** When present, a JSON Schema every result must satisfy; a result that does not is an error in the program. */
-  readonly outputSchema?: JsonObject;
+  readonly outputSchema?: JsonSchema;
   /** Does the work. Called only for an allowed (and, when asked, approved) call with valid input. */
   execute(input: JsonValue, context: ToolExecuteContext): Promise<JsonValue> | JsonValue;
 }

@@ -23,16 +23,17 @@ export function parsePolicy(json: string): Policy {
 }
 
 /**
- * Reads a policy from a JSON file. Throws {@link InvalidSettingsError} naming the file when it
+ * Reads a policy from a JSON file (a path, or a `file:` URL such as
+ * `new URL('./policy.json', import.meta.url)`). Throws {@link InvalidSettingsError} naming the file when it
  * cannot be read, is not JSON, or holds a malformed policy.
  */
-export async function loadPolicyFile(path: string): Promise<Policy> {
+export async function loadPolicyFile(path: string | URL): Promise<Policy> {
   let json: string;
   try {
     json = await readFile(path, 'utf8');
   } catch (error) {
     throw new InvalidSettingsError({
-      message: `Policy file ${path} could not be read: ${(error as Error).message}.`,
+      message: `Policy file ${String(path)} could not be read: ${(error as Error).message}.`,
       setting: 'policy',
       cause: error,
     });
@@ -41,6 +42,6 @@ export async function loadPolicyFile(path: string): Promise<Policy> {
     return parsePolicy(json);
   } catch (error) {
     if (!InvalidSettingsError.isInstance(error)) throw error;
-    throw new InvalidSettingsError({ message: `${path}: ${error.message}`, setting: error.setting, cause: error });
+    throw new InvalidSettingsError({ message: `${String(path)}: ${error.message}`, setting: error.setting, cause: error });
   }
 }

@@ -42,6 +42,10 @@ export async function loadPolicyFile(path: string | URL): Promise<Policy> {
     return parsePolicy(json);
   } catch (error) {
     if (!InvalidSettingsError.isInstance(error)) throw error;
-    throw new InvalidSettingsError({ message: `${String(path)}: ${error.message}`, setting: error.setting, cause: error });
+    throw new InvalidSettingsError({
+      message: `${String(path)}: ${error.message}`,
+      setting: error.setting,
+      cause: error,
+    });
   }
 }

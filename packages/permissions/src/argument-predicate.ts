@@ -1,5 +1,5 @@
 import type { JsonValue } from '@sluice/code-runtime';
-import { createPathGuard, type PathGuard } from './path-guard.js';
+import { createPathGuard, type PathGuard, quote } from './path-guard.js';
 import type { ArgumentPredicate } from './policy-definition.js';
 
 /** A compiled condition on one argument: why it does not hold for `input`, or `undefined` when it does. */
@@ -29,7 +29,7 @@ export function compileArgumentCheck(where: string, predicate: ArgumentPredicate
     const regex = new RegExp(predicate.matches, 'u');
     const test = (value: JsonValue): string | undefined => {
       if (typeof value !== 'string') return 'must be a string';
-      return regex.test(value) ? undefined : `${JSON.stringify(value)} must match /${predicate.matches}/`;
+      return regex.test(value) ? undefined : `${quote(value)} must match /${predicate.matches}/`;
     };
     checks.push((value) => everyElement(value, test));
   }

@@ -167,3 +167,11 @@ describe('pathGuardProblem', () => {
     expect(() => createPathGuard({ roots: ['/srv'], relativeTo: 'work' })).toThrow(/is not absolute/);
   });
 });
+
+describe('path guard messages', () => {
+  it('cut a huge program-supplied path short', () => {
+    const problem = data.problem(`/etc/${'a'.repeat(100_000)}`)!;
+    expect(problem.length).toBeLessThan(600);
+    expect(problem).toMatch(/…" is not within \/srv\/data$/);
+  });
+});

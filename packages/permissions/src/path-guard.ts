@@ -32,6 +32,7 @@ const windowsAbsolute = /^[A-Za-z]:[\\/]/;
 const encodedRun = /(?:%[0-9A-Fa-f]{2})+/g;
 const encodedByte = /%[0-9A-Fa-f]{2}/;
 const maxDecodeRounds = 4;
+const maxShown = 200;
 const utf8 = new TextDecoder('utf-8');
 
 /**
@@ -92,16 +93,16 @@ function pathProblem(
   if (typeof value !== 'string') return `must be a path string, got ${describeType(value)}`;
   if (value === '') return 'must be a path, got an empty string';
   const decoded = percentDecode(value);
-  if (decoded === undefined) return `${JSON.stringify(value)} is percent-encoded too many times`;
+  if (decoded === undefined) return `${quote(value)} is percent-encoded too many times`;
   if (decoded.includes('\uFFFD') && !value.includes('\uFFFD')) {
-    return `${JSON.stringify(value)} contains a percent-encoded byte sequence that is not valid UTF-8`;
+    return `${quote(value)} contains a percent-encoded byte sequence that is not valid UTF-8`;
   }
   // Both readings must pass: the raw text (what a filesystem call sees) and the decoded text (what
   // a URL-handling tool sees). On POSIX, a backslash is a name character to the kernel but a
   // separator to anything Windows-minded downstream, so both of those readings must pass too.
   const candidates = decoded === value ? [value] : [value, decoded];
   for (const candidate of candidates) {
-    if (candidate.includes('\0')) return `${JSON.stringify(value)} contains a NUL byte`;
+    if (candidate.includes('\0')) return `${quote(value)} contains a NUL byte`;
     const readings = style === 'windows' || !candidate.includes('\\') ? [true] : [false, true];
     for (const backslashIsSeparator of readings) {
       const problem = readingProblem(candidate, style, backslashIsSeparator, roots, base, rootTexts, value);
@@ -124,18 +125,17 @@ function readingProblem(
   let parsed = parse(text, style);
   if (parsed === 'relative') {
     if (base === undefined) {
-      return `${JSON.stringify(original)} is a relative path; give an absolute path within ${rootTexts.join(', ')}`;
+      return `${quote(original)} is a relative path; give an absolute path within ${rootTexts.join(', ')}`;
     }
-    if (/^~/.test(text))
-      return `${JSON.stringify(original)} starts with ~, which some tools expand to a home directory`;
+    if (/^~/.test(text)) return `${quote(original)} starts with ~, which some tools expand to a home directory`;
     parsed = parse(`${format(base)}/${text}`, style);
   }
-  if (typeof parsed === 'string') return `${JSON.stringify(original)} ${parsed}`;
+  if (typeof parsed === 'string') return `${quote(original)} ${parsed}`;
   const resolved = parsed;
   if (roots.some((root) => isWithin(resolved, root))) return undefined;
   const shown = format(resolved);
-  const resolvesTo = shown === original ? '' : ` (it resolves to ${shown})`;
-  return `${JSON.stringify(original)}${resolvesTo} is not within ${rootTexts.join(', ')}`;
+  const resolvesTo = shown === original ? '' : ` (it resolves to ${quote(shown).slice(1, -1)})`;
+  return `${quote(original)}${resolvesTo} is not within ${rootTexts.join(', ')}`;
 }
 
 /**
@@ -195,6 +195,11 @@ function percentDecode(text: string): string | undefined {
     });
   }
   return encodedByte.test(current) ? undefined : current;
+}
+
+/** A program-supplied string for a message: JSON-quoted, and cut short so a huge argument cannot flood the error. */
+export function quote(text: string): string {
+  return JSON.stringify(text.length > maxShown ? `${text.slice(0, maxShown)}…` : text);
 }
 
 function describeType(value: unknown): string {

@@ -32,9 +32,8 @@ export class LogBuffer {
     }
     this.truncated = true;
     const kept: LogEntry[] = [];
-    const room = this.limitBytes - this.keptBytes - 1;
-    if (room > 0) {
-      const cut = truncateUtf8(text, room);
+    const cut = truncateUtf8(text, Math.max(0, this.limitBytes - this.keptBytes - 1));
+    if (cut !== '') {
       kept.push({ level, text: cut });
       this.keptBytes += utf8ByteLength(cut) + 1;
       this.droppedBytes += bytes - utf8ByteLength(cut) - 1;

@@ -71,6 +71,7 @@ export class RunController {
   #inFlight = 0;
   #callCount = 0;
   #removeRequestListener: (() => void) | undefined;
+  #settled = false;
 
   constructor(private readonly options: RunControllerOptions) {
     this.signal = this.#abort.signal;
@@ -103,7 +104,7 @@ export class RunController {
 
   /** Whether the run has ended. After that, logs, calls and outcomes are dropped. */
   get ended(): boolean {
-    return this.signal.aborted;
+    return this.#settled;
   }
 
   /** Milliseconds since the run started. */
@@ -178,6 +179,8 @@ export class RunController {
       }
     }
     if (this.ended) return;
+    // Ended from here on, before any event goes out: a listener that cancels from the events below must not win.
+    this.#settled = true;
     let valueBytes = 0;
     let settled: RunOutcome = outcome;
     if (outcome.ok && outcome.value !== undefined) {

@@ -143,7 +143,11 @@ export class RunController {
     if (refusal !== undefined) return this.#end(call, { ok: false, error: refusal });
     if (!(await this.#acquireSlot())) return undefined;
     try {
-      const value: unknown = await entry!.fn(input as JsonValue, { runId: this.id, callId, signal: this.signal });
+      // Raced against the end, so a host function that ignores its signal cannot keep the provider waiting.
+      const value: unknown = await Promise.race([
+        entry!.fn(input as JsonValue, { runId: this.id, callId, signal: this.signal }),
+        this.result,
+      ]);
       if (this.ended) return undefined;
       return this.#end(call, this.#checkResult(namespace, name, value));
     } catch (error) {

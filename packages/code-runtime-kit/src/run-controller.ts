@@ -107,6 +107,11 @@ export class RunController {
     return this.#settled;
   }
 
+  /** The granted host functions, keyed `namespace.name`: what the substrate should offer the program. */
+  get bindings(): ReadonlyMap<string, BindingEntry> {
+    return this.options.bindings;
+  }
+
   /** Milliseconds since the run started. */
   get elapsedMs(): number {
     return performance.now() - this.#startedAt;

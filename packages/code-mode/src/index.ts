@@ -13,7 +13,7 @@ export {
   type RenderResultOptions,
   renderResult,
 } from './result-budget.js';
-export { type RenderedSections, renderSections } from './result-render.js';
+export { formatBytes, type RenderedSections, renderSections, summaryLine } from './result-render.js';
 export { type RunCodeDescriptionInput, runCodeDescription } from './run-code-description.js';
 export {
   createRunCodeTool,
@@ -23,6 +23,12 @@ export {
   type RunCodeTool,
   type RunCodeToolOptions,
 } from './run-code-tool.js';
-export { describeLimits, type RuntimeLimits, readRuntimeLimits, runtimeLimitNames } from './runtime-limits.js';
+export {
+  describeLimits,
+  formatMs,
+  type RuntimeLimits,
+  readRuntimeLimits,
+  runtimeLimitNames,
+} from './runtime-limits.js';
 export type { JsonSchema } from './schema-model.js';
 export { discoveryNamespace, maxSearchResults, ToolDiscovery, type ToolSearchHit } from './tool-discovery.js';

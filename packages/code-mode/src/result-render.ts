@@ -24,10 +24,11 @@ export function renderSections(result: CodeRunResult): RenderedSections {
   } else {
     sections.push(failureSection(result.failure), callsSection(result.calls));
   }
-  return { header: headerLine(result), body: `${sections.join('\n')}\n` };
+  return { header: `[run_code] ${summaryLine(result)}`, body: `${sections.join('\n')}\n` };
 }
 
-function headerLine(result: CodeRunResult): string {
+/** The outcome and what the run used, on one line: `ok · 42 ms · 12 ms CPU · 3 host calls · 2 log lines`. */
+export function summaryLine(result: CodeRunResult): string {
   const { usage } = result;
   const facts = [`${Math.round(usage.wallMs)} ms`];
   if (usage.cpuMs !== undefined) facts.push(`${Math.round(usage.cpuMs)} ms CPU`);
@@ -38,7 +39,7 @@ function headerLine(result: CodeRunResult): string {
   facts.push(plural(result.logs.length, 'log line'));
   if (result.logsTruncated) facts.push('logs truncated');
   const outcome = result.ok ? 'ok' : `failed: ${result.failure.kind}`;
-  return `[run_code] ${outcome} · ${facts.join(' · ')}`;
+  return `${outcome} · ${facts.join(' · ')}`;
 }
 
 function logsSection(logs: readonly LogEntry[], truncated: boolean): string {

@@ -4,6 +4,7 @@ import type {
   CodeRunResult,
   CodeRuntime,
   CodeRuntimeLanguage,
+  HostFunction,
   JsonObject,
   JsonValue,
 } from '@sluice/code-runtime';
@@ -18,6 +19,7 @@ import {
   type ToolBindingNameOptions,
 } from '@sluice/permissions';
 import { generateDeclarations, type ToolDeclarations } from './declarations.js';
+import { declareTools } from './declarations-entry.js';
 import { type RenderedResult, type RenderResultOptions, renderResult } from './result-budget.js';
 import { runCodeDescription } from './run-code-description.js';
 import { readRuntimeLimits } from './runtime-limits.js';
@@ -102,7 +104,7 @@ export function createRunCodeTool(options: RunCodeToolOptions): RunCodeTool {
       ? {}
       : { splitNamespaces: options.permissions.splitNamespaces }),
   };
-  const toolBindings = deriveBindings(tools, options.policy, options.permissions);
+  const toolBindings = withEmptyInputs(deriveBindings(tools, options.policy, options.permissions), tools, naming);
   const source = options.policy;
   const policy = typeof source === 'function' ? source() : isPolicy(source) ? source : createPolicy(source);
   // Tools the policy can never allow are not declared: the model should not plan around them.
@@ -161,6 +163,29 @@ export function createRunCodeTool(options: RunCodeToolOptions): RunCodeTool {
     execute: async (input, runOptions) => (await run(input, runOptions)).rendered.text,
     run,
   };
+}
+
+/**
+ * A program that calls a tool with nothing sends `null`. When every property of the tool's input
+ * is optional, the declarations say the argument may be left out, so `null` is passed on as `{}`
+ * (before the policy and the schema see it) rather than failing validation as "not an object".
+ */
+function withEmptyInputs(bindings: Bindings, tools: readonly Tool[], naming: ToolBindingNameOptions): Bindings {
+  const optional = new Set(
+    declareTools(tools, naming)
+      .entries.filter(({ input }) => input.kind === 'object' && input.properties.every((property) => property.optional))
+      .map((entry) => entry.path),
+  );
+  const wrapped: Record<string, Record<string, HostFunction>> = {};
+  for (const [namespace, functions] of Object.entries(bindings)) {
+    wrapped[namespace] = {};
+    for (const [name, fn] of Object.entries(functions)) {
+      wrapped[namespace][name] = optional.has(`${namespace}.${name}`)
+        ? (input, context) => fn(input === null ? {} : input, context)
+        : fn;
+    }
+  }
+  return wrapped;
 }
 
 function inputProblem(input: unknown): string | undefined {

@@ -57,6 +57,7 @@ export interface SchemaToTypeOptions {
 
 interface Walk {
   readonly root: JsonSchema;
+  readonly rootHint: string;
   readonly closureKeys: Map<string, string>;
   readonly registry: DefinitionRegistry;
   readonly maxDepth: number;
@@ -76,6 +77,7 @@ export function schemaToType(schema: JsonSchema | undefined, options: SchemaToTy
   const root = schema ?? true;
   const walk: Walk = {
     root,
+    rootHint: options.hint,
     closureKeys: new Map(),
     registry: options.registry,
     maxDepth: options.maxDepth ?? 12,
@@ -83,7 +85,8 @@ export function schemaToType(schema: JsonSchema | undefined, options: SchemaToTy
     expanding: new Map(),
     expansions: 0,
   };
-  return convert(walk, root, options.hint, 0);
+  // The root is entered as `#`, so a schema that refers to itself through `#` is named, not unrolled.
+  return resolveReference(walk, '#', -1);
 }
 
 function convert(walk: Walk, schema: unknown, hint: string, depth: number): TypeNode {
@@ -197,7 +200,7 @@ function resolveReference(walk: Walk, reference: string, depth: number): TypeNod
   const target = resolvePointer(walk.root, reference);
   if (target === undefined) return unknownType;
   const key = closureKey(walk, reference);
-  const preferred = pascalCase(reference.split('/').pop() ?? 'Definition');
+  const preferred = reference === '#' ? walk.rootHint : pascalCase(reference.split('/').pop() ?? 'Definition');
   const known = walk.registry.lookup(key);
   if (known !== undefined && walk.registry.definitions.has(known)) return { kind: 'reference', name: known };
   const state = walk.expanding.get(reference);
@@ -206,8 +209,8 @@ function resolveReference(walk: Walk, reference: string, depth: number): TypeNod
     state.name ??= walk.registry.name(key, preferred);
     return { kind: 'reference', name: state.name };
   }
-  walk.expansions += 1;
   if (walk.expansions > walk.maxExpansions) return unknownType;
+  walk.expansions += 1;
   const expansion = { recursive: false, name: undefined as string | undefined };
   walk.expanding.set(reference, expansion);
   const type = convert(walk, target, preferred, depth + 1);

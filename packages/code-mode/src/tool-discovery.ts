@@ -83,11 +83,11 @@ export class ToolDiscovery {
   get bindings(): Bindings {
     return {
       [discoveryNamespace]: {
-        searchTools: (input: JsonValue) => {
+        searchTools: async (input: JsonValue) => {
           const { text, limit } = readArgument(input, 'query', 'searchTools', '"open issues"');
           return this.search(text, limit) as unknown as JsonValue;
         },
-        describeTool: (input: JsonValue) => {
+        describeTool: async (input: JsonValue) => {
           const { text } = readArgument(
             input,
             'name',

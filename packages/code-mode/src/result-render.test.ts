@@ -1,0 +1,201 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { CodeRunFailed, CodeRunResult, CodeRunSuccess } from '@sluice/code-runtime';
+import { afterEach, describe, expect, it } from 'vitest';
+import { estimateTokens } from './declarations.js';
+import { renderResult } from './result-budget.js';
+import { renderSections } from './result-render.js';
+
+const base = {
+  runId: 'run_0123456789abcdef',
+  logsTruncated: false,
+  usage: { wallMs: 41.6, cpuMs: 12.2, hostCalls: 3, outputBytes: 120 },
+};
+
+const success: CodeRunSuccess = {
+  ...base,
+  ok: true,
+  logs: [
+    { level: 'log', text: 'fetched 3 forecasts' },
+    { level: 'warn', text: 'Lima has no data for day 3' },
+  ],
+  calls: [],
+  value: { wettest: 'Oslo', rain: 0.8 },
+};
+
+const failure: CodeRunFailed = {
+  ...base,
+  ok: false,
+  logs: [{ level: 'log', text: 'deleting 2 stale issues' }],
+  calls: [
+    { callId: 'c1', namespace: 'issues', name: 'search', ok: true, ms: 3.4 },
+    {
+      callId: 'c2',
+      namespace: 'issues',
+      name: 'delete_',
+      ok: false,
+      ms: 0.2,
+      error: 'Permission denied: issues.delete_ is not allowed: deleting is off in the demo.',
+    },
+  ],
+  failure: {
+    kind: 'exception',
+    name: 'Error',
+    message: 'Permission denied: issues.delete_ is not allowed: deleting is off in the demo.',
+    line: 4,
+    column: 9,
+    stack: 'Error: Permission denied\n    at program:4:9',
+  },
+};
+
+const directories: string[] = [];
+function scratch(): string {
+  const directory = mkdtempSync(join(tmpdir(), 'sluice-render-test-'));
+  directories.push(directory);
+  return directory;
+}
+afterEach(() => {
+  for (const directory of directories.splice(0)) rmSync(directory, { recursive: true, force: true });
+});
+
+function floodOfLogs(lines: number): CodeRunResult {
+  const logs = Array.from({ length: lines }, (_, index) => ({
+    level: 'log' as const,
+    text: `line ${index} ${'x'.repeat(60)}`,
+  }));
+  return { ...success, logs, value: { done: true, lines } };
+}
+
+describe('renderSections', () => {
+  it('renders a success as header, logs and the value as JSON', () => {
+    const { header, body } = renderSections(success);
+    expect(`${header}\n${body}`).toBe(
+      [
+        '[run_code] ok · 42 ms · 12 ms CPU · 3 host calls · 2 log lines',
+        '--- logs ---',
+        'fetched 3 forecasts',
+        '[warn] Lima has no data for day 3',
+        '--- value (JSON) ---',
+        '{',
+        '  "wettest": "Oslo",',
+        '  "rain": 0.8',
+        '}',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('renders a failure with its kind, message, place, stack and every host call made', () => {
+    const { header, body } = renderSections(failure);
+    expect(`${header}\n${body}`).toBe(
+      [
+        '[run_code] failed: exception · 42 ms · 12 ms CPU · 3 host calls · 1 failed · 1 log line',
+        '--- logs ---',
+        'deleting 2 stale issues',
+        '--- failure ---',
+        'kind: exception',
+        'message: Permission denied: issues.delete_ is not allowed: deleting is off in the demo.',
+        'error: Error',
+        'at: line 4, column 9',
+        'stack:',
+        'Error: Permission denied',
+        '    at program:4:9',
+        '--- host calls (2, in order) ---',
+        'c1 issues.search: ok, 3 ms',
+        'c2 issues.delete_: error, 0 ms: Permission denied: issues.delete_ is not allowed: deleting is off in the demo.',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('names the budget of a timeout and says when there were no logs, no calls or no value', () => {
+    const timeout: CodeRunFailed = {
+      ...base,
+      ok: false,
+      logs: [],
+      calls: [],
+      failure: { kind: 'timeout', budget: 'wall-time', limitMs: 1500, message: 'The program ran past its budget.' },
+    };
+    const text = Object.values(renderSections(timeout)).join('\n');
+    expect(text).toContain('budget: wall-time, 1500 ms');
+    expect(text).toContain('--- logs ---\n(none)');
+    expect(text).toContain('--- host calls ---\n(none)');
+    const nothing = Object.values(renderSections({ ...success, value: undefined })).join('\n');
+    expect(nothing).toContain('(the program returned nothing)');
+  });
+
+  it('says in the header and the logs heading when the log budget cut the logs', () => {
+    const { header, body } = renderSections({ ...success, logsTruncated: true });
+    expect(header).toContain('logs truncated');
+    expect(body).toContain('--- logs (truncated by the log budget) ---');
+  });
+});
+
+describe('renderResult', () => {
+  it('leaves a result within budget whole and writes no file', () => {
+    const directory = scratch();
+    const rendered = renderResult(success, { spillDirectory: directory });
+    expect(rendered.cut).toBe(false);
+    expect(rendered.spillPath).toBeUndefined();
+    expect(rendered.text).toBe(Object.values(renderSections(success)).join('\n'));
+  });
+
+  it('cuts a result over budget with a visible marker, keeping the header, the start and the end', () => {
+    const result = floodOfLogs(2_000);
+    const rendered = renderResult(result, { tokenBudget: 1_000, spillDirectory: scratch() });
+    expect(rendered.cut).toBe(true);
+    expect(rendered.estimatedTokens).toBeLessThanOrEqual(1_000);
+    const lines = rendered.text.split('\n');
+    expect(lines[0]).toMatch(/^\[run_code\] ok · .* · cut to fit 1000 tokens$/);
+    expect(lines[1]).toBe('--- logs ---');
+    expect(lines[2]).toBe(`line 0 ${'x'.repeat(60)}`);
+    expect(rendered.text).toMatch(
+      /\[sluice\] ✂ \d+ bytes \(about \d+ tokens\) were cut here to keep this result under 1000 tokens\./,
+    );
+    expect(rendered.text.endsWith('  "lines": 2000\n}\n')).toBe(true);
+  });
+
+  it('writes the full text to the spill file and names it in the marker', () => {
+    const result = floodOfLogs(2_000);
+    const directory = scratch();
+    const rendered = renderResult(result, { tokenBudget: 1_000, spillDirectory: directory });
+    expect(rendered.spillPath).toBe(join(directory, `${result.runId}.txt`));
+    expect(rendered.text).toContain(`is in ${rendered.spillPath}.`);
+    const full = readFileSync(rendered.spillPath!, 'utf8');
+    expect(full).toBe(Object.values(renderSections(result)).join('\n'));
+    expect(full).toContain(`line 1999 ${'x'.repeat(60)}`);
+  });
+
+  it('says so in the marker when the spill file cannot be written, and still cuts visibly', () => {
+    const blocker = join(scratch(), 'not-a-directory');
+    writeFileSync(blocker, 'a file where the directory should be');
+    const rendered = renderResult(floodOfLogs(2_000), { tokenBudget: 1_000, spillDirectory: blocker });
+    expect(rendered.cut).toBe(true);
+    expect(rendered.spillPath).toBeUndefined();
+    expect(rendered.text).toMatch(/\[sluice\] ✂ .* The full text could not be saved \(.+\)\./);
+  });
+
+  it('accounts for every byte: what is shown plus what the marker says was cut is the whole body', () => {
+    const result = floodOfLogs(500);
+    const rendered = renderResult(result, { tokenBudget: 600, spillDirectory: scratch() });
+    const full = Object.values(renderSections(result)).join('\n');
+    const cutBytes = Number(/✂ (\d+) bytes/.exec(rendered.text)![1]);
+    const markerLine = rendered.text.split('\n').find((line) => line.startsWith('[sluice] ✂'))!;
+    const shownBody = rendered.text.split('\n').slice(1).join('\n').replace(`${markerLine}\n`, '');
+    const header = full.split('\n')[0]!;
+    expect(Buffer.byteLength(shownBody) + cutBytes).toBe(Buffer.byteLength(full) - Buffer.byteLength(header) - 1);
+  });
+
+  it('never splits a multi-byte character at either cut', () => {
+    const logs = Array.from({ length: 300 }, () => ({ level: 'log' as const, text: '🌧️'.repeat(40) }));
+    const rendered = renderResult({ ...success, logs }, { tokenBudget: 300, spillDirectory: scratch() });
+    expect(rendered.text).not.toContain('\uFFFD');
+    expect(rendered.text).toBe(Buffer.from(rendered.text, 'utf8').toString('utf8'));
+    expect(estimateTokens(rendered.text)).toBeLessThanOrEqual(300);
+  });
+
+  it('refuses a budget too small to hold the marker', () => {
+    expect(() => renderResult(success, { tokenBudget: 10 })).toThrow(/at least 200/);
+  });
+});

@@ -190,6 +190,26 @@ describe('RunController', () => {
     expect(order).toEqual(['signal', 'result']);
   });
 
+  it('runs beforeFinish hooks once, while the run still takes logs, ignoring one that throws', async () => {
+    const run = createController();
+    let calls = 0;
+    run.beforeFinish(() => {
+      throw new Error('a broken drain');
+    });
+    run.beforeFinish(() => {
+      calls += 1;
+      run.log('log', 'the last line');
+    });
+    run.finish({ ok: false, failure: { kind: 'timeout', budget: 'wall-time', limitMs: 1, message: 'stopped' } });
+    run.finish({ ok: true });
+    run.beforeFinish(() => {
+      calls += 1;
+    });
+    const result = await run.result;
+    expect(calls).toBe(1);
+    expect(result).toMatchObject({ ok: false, failure: { kind: 'timeout' }, logs: [{ text: 'the last line' }] });
+  });
+
   it('gives every run its own id', () => {
     const ids = new Set(Array.from({ length: 100 }, () => createController().id));
     expect(ids.size).toBe(100);

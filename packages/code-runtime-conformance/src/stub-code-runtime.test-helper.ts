@@ -1,4 +1,4 @@
-import type { CodeRun, CodeRunRequest, CodeRuntimeLanguage, JsonValue } from '@sluice/code-runtime';
+import type { CodeRuntimeLanguage, JsonValue } from '@sluice/code-runtime';
 import { CodeRuntimeBase, defaultRunLimits, type HostReply, type RunController } from '@sluice/code-runtime-kit';
 import type { ConformanceBudgets } from './conformance-options.js';
 import { lineOf } from './program-lines.js';
@@ -212,7 +212,6 @@ export class StubCodeRuntime extends CodeRuntimeBase {
   readonly isolation = 'None: a test stub that acts out known programs in the host process.';
   readonly #behaviours = new Map<string, Behaviour>();
   readonly #memoryBytes: number;
-  #request: CodeRunRequest | undefined;
 
   constructor(
     readonly language: CodeRuntimeLanguage,
@@ -231,16 +230,6 @@ export class StubCodeRuntime extends CodeRuntimeBase {
     }
   }
 
-  // A real provider learns the granted names from the bindings; `launch` runs within `start`, so keep the request at hand.
-  override start(request: CodeRunRequest): CodeRun {
-    this.#request = request;
-    try {
-      return super.start(request);
-    } finally {
-      this.#request = undefined;
-    }
-  }
-
   protected launch(run: RunController, program: string): void {
     const behaviour = this.#behaviours.get(program);
     if (behaviour === undefined) {
@@ -253,7 +242,7 @@ export class StubCodeRuntime extends CodeRuntimeBase {
     const scope: StubScope = {
       language: this.language,
       program,
-      namespaces: Object.keys(this.#request?.bindings ?? {}),
+      namespaces: [...new Set([...run.bindings.values()].map((entry) => entry.namespace))],
       globals: new Map(),
       memoryBytes: this.#memoryBytes,
     };

@@ -1,14 +1,270 @@
-import { describeCodeRuntimeConformance } from './index.js';
-import { StubCodeRuntime } from './stub-code-runtime.test-helper.js';
+import type { CodeRuntimeLanguage, JsonValue } from '@sluice/code-runtime';
+import { CodeRuntimeBase, defaultRunLimits, type HostReply, type RunController } from '@sluice/code-runtime-kit';
+import type { ConformanceBudgets } from './conformance-options.js';
+import { describeCodeRuntimeConformance } from './describe-code-runtime-conformance.js';
+import { lineOf } from './program-lines.js';
+import { type ConformanceProgramName, conformancePrograms } from './programs.js';
 
-describeCodeRuntimeConformance({
-  name: 'stub',
-  language: 'typescript',
-  create: (budgets) => new StubCodeRuntime('typescript', budgets),
-});
+/** What a scripted program can see: its own source and globals, and the namespaces it was granted. */
+interface StubScope {
+  readonly language: CodeRuntimeLanguage;
+  readonly program: string;
+  readonly namespaces: readonly string[];
+  readonly globals: Map<string, JsonValue>;
+  readonly memoryBytes: number;
+}
 
-describeCodeRuntimeConformance({
-  name: 'stub',
-  language: 'python',
-  create: (budgets) => new StubCodeRuntime('python', budgets),
-});
+type Behaviour = (run: RunController, scope: StubScope) => Promise<void>;
+
+/** Thrown out of a behaviour when the run ended under it: the substrate is "killed" and does nothing more. */
+const killed = Symbol('killed');
+
+/** An uncaught error in a scripted program. */
+class ProgramError extends Error {}
+
+async function call(run: RunController, namespace: string, name: string, input: JsonValue = null): Promise<HostReply> {
+  const reply = await run.call(namespace, name, input);
+  if (reply === undefined) throw killed;
+  return reply;
+}
+
+async function callValue(run: RunController, namespace: string, name: string, input?: JsonValue): Promise<JsonValue> {
+  const reply = await call(run, namespace, name, input);
+  if (!reply.ok) throw new ProgramError(reply.error);
+  return reply.value;
+}
+
+function untilKilled(run: RunController): Promise<never> {
+  return new Promise((_resolve, reject) => run.signal.addEventListener('abort', () => reject(killed), { once: true }));
+}
+
+function logAll(
+  run: RunController,
+  entries: ReadonlyArray<readonly ['log' | 'info' | 'warn' | 'error' | 'debug', string]>,
+) {
+  for (const [level, text] of entries) run.log(level, text);
+}
+
+/** Each conformance program, acted out against the run controller as a real substrate would run it. */
+const behaviours: Record<ConformanceProgramName, Behaviour> = {
+  returnValue: async (run) =>
+    run.finish({
+      ok: true,
+      value: { answer: 42, list: [1, 'two', true, null], nested: { text: 'héllo ✓ 🌊', ratio: -1.5 } },
+    }),
+  returnNothing: async (run) => run.finish({ ok: true }),
+  returnNull: async (run) => run.finish({ ok: true, value: null }),
+  logLines: async (run, { language }) => {
+    if (language === 'python') {
+      logAll(run, [
+        ['log', 'one'],
+        ['error', 'two'],
+        ['log', 'count 3'],
+        ['log', 'first line'],
+        ['log', 'second line'],
+        ['log', 'three'],
+      ]);
+    } else {
+      logAll(run, [
+        ['log', 'one'],
+        ['info', 'two'],
+        ['warn', 'three'],
+        ['error', 'four'],
+        ['debug', 'five'],
+        ['log', 'count 3'],
+        ['log', 'first line'],
+        ['log', 'second line'],
+      ]);
+    }
+    run.finish({ ok: true });
+  },
+  throwError: async (run, { language, program }) => {
+    run.log('log', language === 'python' ? 'before the raise' : 'before the throw');
+    const [name, message] =
+      language === 'python' ? ['ValueError', 'boom: raised on purpose'] : ['Error', 'boom: thrown on purpose'];
+    run.finish({ ok: false, failure: { kind: 'exception', name, message, line: lineOf(program, 'boom') } });
+  },
+  syntaxError: async (run, { program }) => {
+    const line = lineOf(program, 'broken =');
+    run.finish({ ok: false, failure: { kind: 'exception', name: 'SyntaxError', message: 'Unexpected token.', line } });
+  },
+  infiniteLoop: async (run) => {
+    run.log('log', 'spinning');
+    await untilKilled(run);
+  },
+  loopAfterAwait: async (run) => {
+    await callValue(run, 'tools', 'echo', 'tick');
+    run.log('log', 'spinning');
+    await untilKilled(run);
+  },
+  hostRoundTrip: async (run) => {
+    const structured = { text: 'héllo ✓ 🌊', numbers: [1, -2.5, 1e21], nested: { flag: true, nothing: null } };
+    const values = [
+      await callValue(run, 'tools', 'echo', structured),
+      await callValue(run, 'tools', 'echo', 'plain'),
+      await callValue(run, 'tools', 'echo'),
+    ];
+    run.finish({ ok: true, value: values });
+  },
+  catchHostError: async (run) => {
+    const reply = await call(run, 'tools', 'fail', { city: 'Atlantis' });
+    run.finish({ ok: true, value: reply.ok ? 'not reached' : { isError: true, message: reply.error } });
+  },
+  callNotGranted: async (run, { namespaces }) => {
+    const secret = await call(run, 'tools', 'secret', { want: 'everything' });
+    // `admin` is not a global unless granted: the program's reference to it fails before any call.
+    const admin = namespaces.includes('admin') ? await call(run, 'admin', 'secret', { want: 'everything' }) : undefined;
+    run.finish({ ok: true, value: [secret, admin].map((reply) => (reply?.ok ? 'called' : 'refused')) });
+  },
+  waitForHost: async (run) => {
+    run.log('log', 'waiting');
+    await callValue(run, 'tools', 'wait');
+    run.finish({ ok: true, value: 'not reached' });
+  },
+  fireAndForget: async (run) => {
+    void run.call('tools', 'slow', 'ignored');
+    await callValue(run, 'tools', 'echo', 'after');
+    run.finish({ ok: true, value: 'done' });
+  },
+  eventsInOrder: async (run) => {
+    run.log('log', 'before');
+    const reply = await callValue(run, 'tools', 'echo', { step: 1 });
+    run.log('log', 'after');
+    run.finish({ ok: true, value: reply });
+  },
+  logFlood: async (run) => {
+    for (let index = 0; index < 5000; index += 1) run.log('log', `line ${index} ${'x'.repeat(40)}`);
+    run.finish({ ok: true, value: 'flooded' });
+  },
+  longLine: async (run) => {
+    run.log('log', '🌊'.repeat(5000));
+    run.finish({ ok: true, value: 'long' });
+  },
+  oversizedValue: async (run) => {
+    run.log('log', 'returning a lot');
+    run.finish({ ok: true, value: 'x'.repeat(100_000) });
+  },
+  returnNaN: async (run) => {
+    run.log('log', 'dividing');
+    run.finish({ ok: true, value: { ratio: Number.NaN } });
+  },
+  returnCycle: async (run) => {
+    run.log('log', 'linking');
+    const node: Record<string, unknown> = {};
+    node.self = node;
+    run.finish({ ok: true, value: node });
+  },
+  returnExotic: async (run, { language }) => {
+    run.log('log', 'counting');
+    run.finish({ ok: true, value: language === 'python' ? { items: new Set([1, 2, 3]) } : { big: 10n } });
+  },
+  memoryBomb: async (run, { memoryBytes }) => {
+    run.log('log', 'allocating');
+    const message = `The program ran out of its ${memoryBytes}-byte memory budget and was stopped.`;
+    run.finish({ ok: false, failure: { kind: 'memory', limitBytes: memoryBytes, message } });
+  },
+  pollute: async (run, { globals }) => {
+    for (const name of ['leaked', 'polluted', 'includes', 'parse', 'shared_state', 'pi', 'len', 'tools.echo']) {
+      globals.set(name, 'from the previous run');
+    }
+    run.finish({ ok: true, value: 'polluted' });
+  },
+  probe: async (run, { globals, language }) => {
+    const echoed = globals.has('tools.echo') ? 'forged' : await callValue(run, 'tools', 'echo', 'probe');
+    const value: JsonValue =
+      language === 'python'
+        ? {
+            leaked: globals.has('leaked'),
+            pi: !globals.has('pi'),
+            len: globals.has('len') ? -1 : 2,
+            shared: globals.has('shared_state'),
+            echoed,
+          }
+        : {
+            leaked: globals.has('leaked') ? 'string' : 'undefined',
+            polluted: globals.has('polluted') ? 'string' : 'undefined',
+            includes: globals.has('includes'),
+            parsed: globals.has('parse') ? 'hijacked' : { a: 1 },
+            echoed,
+          };
+    run.finish({ ok: true, value });
+  },
+  concurrentIdentity: async (run, { globals, namespaces }) => {
+    const mine = namespaces.includes('alpha') ? 'alpha' : 'beta';
+    globals.set('mark', mine);
+    await callValue(run, mine, 'barrier');
+    const who = await callValue(run, mine, 'whoami');
+    const value = {
+      seesAlpha: namespaces.includes('alpha'),
+      seesBeta: namespaces.includes('beta'),
+      who,
+      mark: globals.get('mark') ?? null,
+    };
+    run.finish({ ok: true, value });
+  },
+};
+
+/**
+ * A code runtime for testing the suite itself: it knows only the conformance programs and acts
+ * each one out against the kit's run controller, in the host process. It lives in this test file so
+ * the build never ships it.
+ */
+class StubCodeRuntime extends CodeRuntimeBase {
+  readonly id = 'stub';
+  readonly isolation = 'None: a test stub that acts out known programs in the host process.';
+  readonly #behaviours = new Map<string, Behaviour>();
+  readonly #memoryBytes: number;
+
+  constructor(
+    readonly language: CodeRuntimeLanguage,
+    budgets: ConformanceBudgets,
+  ) {
+    super({
+      ...defaultRunLimits,
+      wallTimeMs: budgets.wallTimeMs,
+      logBytes: budgets.logBytes,
+      valueBytes: budgets.valueBytes,
+    });
+    this.#memoryBytes = budgets.memoryBytes;
+    const programs = conformancePrograms[language];
+    for (const name of Object.keys(behaviours) as ConformanceProgramName[]) {
+      this.#behaviours.set(programs[name], behaviours[name]);
+    }
+  }
+
+  protected launch(run: RunController, program: string): void {
+    const behaviour = this.#behaviours.get(program);
+    if (behaviour === undefined) {
+      run.finish({
+        ok: false,
+        failure: { kind: 'exception', message: 'The stub runtime runs only the conformance programs.' },
+      });
+      return;
+    }
+    const scope: StubScope = {
+      language: this.language,
+      program,
+      namespaces: [...new Set([...run.bindings.values()].map((entry) => entry.namespace))],
+      globals: new Map(),
+      memoryBytes: this.#memoryBytes,
+    };
+    behaviour(run, scope).catch((error: unknown) => {
+      if (error === killed) return;
+      if (error instanceof ProgramError) {
+        run.finish({ ok: false, failure: { kind: 'exception', name: 'Error', message: error.message } });
+      } else {
+        run.finish({ ok: false, failure: { kind: 'substrate-exit', message: `The stub failed: ${String(error)}` } });
+      }
+    });
+  }
+
+  protected async shutdown(): Promise<void> {}
+}
+
+for (const language of ['typescript', 'python'] as const) {
+  describeCodeRuntimeConformance({
+    name: 'stub',
+    language,
+    create: (budgets) => new StubCodeRuntime(language, budgets),
+  });
+}

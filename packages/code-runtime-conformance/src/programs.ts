@@ -12,7 +12,7 @@ export type ConformancePrograms = Readonly<Record<ConformanceProgramName, string
  * Every program the suite runs, by language and then by name: `conformancePrograms.python.throwError`.
  * Programs of the same name do the same thing in each language, so providers and docs can reuse them.
  */
-export const conformancePrograms: Readonly<Record<CodeRuntimeLanguage, ConformancePrograms>> = {
-  typescript: typescriptPrograms,
-  python: pythonPrograms,
-};
+export const conformancePrograms: Readonly<Record<CodeRuntimeLanguage, ConformancePrograms>> = Object.freeze({
+  typescript: Object.freeze(typescriptPrograms),
+  python: Object.freeze(pythonPrograms),
+});

@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import * as api from './index.js';
+
+describe('@sluice/code-runtime-conformance surface', () => {
+  it('exports exactly these names', () => {
+    expect(Object.keys(api).sort()).toEqual([
+      'conformanceBudgets',
+      'conformancePrograms',
+      'conformanceTimeoutBudgets',
+      'describeCodeRuntimeConformance',
+    ]);
+  });
+
+  it('passes these budgets to create', () => {
+    expect(api.conformanceBudgets).toEqual({
+      wallTimeMs: 20_000,
+      logBytes: 4_096,
+      valueBytes: 65_536,
+      memoryBytes: 67_108_864,
+    });
+    expect(api.conformanceTimeoutBudgets).toEqual({ ...api.conformanceBudgets, wallTimeMs: 3_000 });
+    expect(Object.isFrozen(api.conformanceBudgets)).toBe(true);
+  });
+
+  it('has the same programs, by these names, in every language', () => {
+    const names = [
+      'callNotGranted',
+      'catchHostError',
+      'concurrentIdentity',
+      'eventsInOrder',
+      'fireAndForget',
+      'hostRoundTrip',
+      'infiniteLoop',
+      'logFlood',
+      'logLines',
+      'longLine',
+      'loopAfterAwait',
+      'memoryBomb',
+      'oversizedValue',
+      'pollute',
+      'probe',
+      'returnCycle',
+      'returnExotic',
+      'returnNaN',
+      'returnNothing',
+      'returnNull',
+      'returnValue',
+      'syntaxError',
+      'throwError',
+      'waitForHost',
+    ];
+    expect(Object.keys(api.conformancePrograms).sort()).toEqual(['python', 'typescript']);
+    expect(Object.keys(api.conformancePrograms.typescript).sort()).toEqual(names);
+    expect(Object.keys(api.conformancePrograms.python).sort()).toEqual(names);
+  });
+});
+
+describe('describeCodeRuntimeConformance', () => {
+  it('throws TypeError for a language it has no programs for, or a create that is not a function', () => {
+    const create = () => {
+      throw new Error('never called');
+    };
+    expect(() => api.describeCodeRuntimeConformance({ name: 'x', language: 'ruby' as never, create })).toThrow(
+      TypeError,
+    );
+    expect(() =>
+      api.describeCodeRuntimeConformance({ name: 'x', language: 'python', create: undefined as never }),
+    ).toThrow(TypeError);
+  });
+});

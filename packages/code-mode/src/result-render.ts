@@ -94,10 +94,10 @@ function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }
 
-/** `1536` → `1.5 KB`, `67108864` → `64 MB`; exact bytes below 1 KB. */
+/** `1536` → `1.5 KiB`, `67108864` → `64 MiB`; exact bytes below 1 KiB. */
 export function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} bytes`;
-  const units = ['KB', 'MB', 'GB'];
+  const units = ['KiB', 'MiB', 'GiB'];
   let value = bytes / 1024;
   let unit = 0;
   while (value >= 1024 && unit < units.length - 1) {

@@ -1,0 +1,262 @@
+import type { PreludeIntrinsics } from './prelude-intrinsics.js';
+
+/**
+ * In-context `console` formatting, in the spirit of Node's `util.inspect` on one line. Serialised
+ * with `Function.prototype.toString` into the run's context: self-contained, strict, no imports.
+ * Accessors print as `[Getter]` and are never invoked; Proxy traps may run, in the context, under
+ * the run's budgets.
+ */
+export function makeInspector(intrinsics: PreludeIntrinsics): (args: readonly unknown[]) => string {
+  const {
+    apply,
+    keys,
+    getPrototypeOf,
+    getOwnPropertyDescriptor,
+    hasOwn,
+    is,
+    isNotANumber,
+    isArray,
+    stringify,
+    String: StringConstructor,
+    charCodeAt,
+    stringSlice,
+    indexOf,
+    symbolToString,
+    functionToString,
+    dateToISOString,
+    dateGetTime,
+    regExpToString,
+    Map: MapConstructor,
+    mapGet,
+    mapSet,
+    mapDelete,
+    errorPrototype,
+    datePrototype,
+    regExpPrototype,
+    mapPrototype,
+    setPrototype,
+    promisePrototype,
+    typedArrayPrototype,
+    mapEntries,
+    setValues,
+    mapSize,
+    setSize,
+    mapIteratorNext,
+    setIteratorNext,
+    typedArrayLength,
+    typedArrayName,
+    objectPrototype,
+  } = intrinsics;
+  const maxDepth = 2;
+  const maxItems = 100;
+  const maxStringLength = 10_000;
+
+  function inherits(value: object, prototype: object): boolean {
+    let current: object | null = getPrototypeOf(value);
+    for (let hops = 0; current !== null && hops < 64; hops += 1) {
+      if (current === prototype) return true;
+      current = getPrototypeOf(current);
+    }
+    return false;
+  }
+
+  function quote(text: string): string {
+    const cut = text.length > maxStringLength ? `${apply(stringSlice, text, [0, maxStringLength])}... ` : text;
+    const json = stringify(cut);
+    // JSON escapes are readable; switch the outer quotes to single ones as Node does.
+    let inner = apply(stringSlice, json, [1, json.length - 1]);
+    if (apply(indexOf, inner, ["'"]) !== -1 && apply(indexOf, inner, ['\\"']) === -1) return json;
+    let result = '';
+    for (let index = 0; index < inner.length; index += 1) {
+      const code = apply(charCodeAt, inner, [index]);
+      if (code === 92 && apply(charCodeAt, inner, [index + 1]) === 34) {
+        result += '"';
+        index += 1;
+      } else if (code === 39) result += "\\'";
+      else result += apply(stringSlice, inner, [index, index + 1]);
+    }
+    inner = result;
+    return `'${inner}'${text.length > maxStringLength ? ` (${text.length - maxStringLength} more characters)` : ''}`;
+  }
+
+  function keyText(key: string): string {
+    let plain = key.length > 0;
+    for (let index = 0; index < key.length && plain; index += 1) {
+      const code = apply(charCodeAt, key, [index]);
+      const letter = (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95 || code === 36;
+      plain = letter || (index > 0 && code >= 48 && code <= 57);
+    }
+    return plain ? key : quote(key);
+  }
+
+  function constructorName(value: object): string {
+    const prototype = getPrototypeOf(value);
+    if (prototype === null) return '';
+    const descriptor = getOwnPropertyDescriptor(prototype, 'constructor');
+    const owner = descriptor !== undefined && hasOwn(descriptor, 'value') ? descriptor.value : undefined;
+    if (typeof owner !== 'function') return '';
+    const name = getOwnPropertyDescriptor(owner, 'name');
+    return name !== undefined && hasOwn(name, 'value') && typeof name.value === 'string' ? name.value : '';
+  }
+
+  function functionText(value: (...args: unknown[]) => unknown): string {
+    let source = '';
+    try {
+      source = apply(functionToString, value, []);
+    } catch {}
+    const nameDescriptor = getOwnPropertyDescriptor(value, 'name');
+    const name = nameDescriptor !== undefined && hasOwn(nameDescriptor, 'value') ? nameDescriptor.value : '';
+    const label = typeof name === 'string' && name !== '' ? name : '(anonymous)';
+    return apply(stringSlice, source, [0, 6]) === 'class ' ? `[class ${label}]` : `[Function: ${label}]`;
+  }
+
+  function format(value: unknown, depth: number, seen: Map<object, true>): string {
+    switch (typeof value) {
+      case 'string':
+        return quote(value);
+      case 'number':
+        return is(value, -0) ? '-0' : StringConstructor(value);
+      case 'bigint':
+        return `${StringConstructor(value)}n`;
+      case 'symbol':
+        return apply(symbolToString, value, []);
+      case 'function':
+        return functionText(value as (...args: unknown[]) => unknown);
+      case 'undefined':
+        return 'undefined';
+      case 'boolean':
+        return value ? 'true' : 'false';
+    }
+    if (value === null) return 'null';
+    const object = value as object;
+    if (apply(mapGet, seen, [object]) !== undefined) return '[Circular]';
+    const name = constructorName(object);
+    if (inherits(object, errorPrototype)) {
+      const stack = getOwnPropertyDescriptor(object, 'stack');
+      if (stack !== undefined && hasOwn(stack, 'value') && typeof stack.value === 'string') return stack.value;
+      return describeError(object);
+    }
+    if (inherits(object, datePrototype)) {
+      const time = apply(dateGetTime, object as Date, []);
+      return isNotANumber(time) ? 'Invalid Date' : apply(dateToISOString, object as Date, []);
+    }
+    if (inherits(object, regExpPrototype)) return apply(regExpToString, object as RegExp, []);
+    if (inherits(object, promisePrototype)) return 'Promise { <state unknown> }';
+    if (depth > maxDepth) return isArray(object) ? '[Array]' : `[${name === '' ? 'Object' : name}]`;
+    apply(mapSet, seen, [object, true]);
+    try {
+      const parts = create();
+      let prefix = '';
+      let open = '{';
+      let close = '}';
+      if (isArray(object)) {
+        open = '[';
+        close = ']';
+        const length = (object as unknown[]).length;
+        for (let index = 0; index < length && index < maxItems; index += 1)
+          parts.add(member(object, index, depth, seen));
+        if (length > maxItems) parts.add(`... ${length - maxItems} more items`);
+      } else if (inherits(object, mapPrototype)) {
+        prefix = `Map(${apply(mapSize, object as Map<unknown, unknown>, [])}) `;
+        const iterator = apply(mapEntries, object as Map<unknown, unknown>, []);
+        for (let step = apply(mapIteratorNext, iterator, []); !step.done; step = apply(mapIteratorNext, iterator, [])) {
+          if (parts.count >= maxItems) {
+            parts.add('...');
+            break;
+          }
+          parts.add(`${format(step.value[0], depth + 1, seen)} => ${format(step.value[1], depth + 1, seen)}`);
+        }
+      } else if (inherits(object, setPrototype)) {
+        prefix = `Set(${apply(setSize, object as Set<unknown>, [])}) `;
+        const iterator = apply(setValues, object as Set<unknown>, []);
+        for (let step = apply(setIteratorNext, iterator, []); !step.done; step = apply(setIteratorNext, iterator, [])) {
+          if (parts.count >= maxItems) {
+            parts.add('...');
+            break;
+          }
+          parts.add(format(step.value, depth + 1, seen));
+        }
+      } else if (inherits(object, typedArrayPrototype)) {
+        const length = apply(typedArrayLength, object as Uint8Array, []);
+        prefix = `${apply(typedArrayName, object as Uint8Array, []) ?? 'TypedArray'}(${length}) `;
+        open = '[';
+        close = ']';
+        for (let index = 0; index < length && index < maxItems; index += 1) {
+          parts.add(format((object as Uint8Array)[index], depth + 1, seen));
+        }
+        if (length > maxItems) parts.add(`... ${length - maxItems} more items`);
+      } else {
+        const prototype = getPrototypeOf(object);
+        if (prototype === null) prefix = '[Object: null prototype] ';
+        else if (prototype !== objectPrototype && name !== 'Object') prefix = `${name === '' ? 'Object' : name} `;
+      }
+      if (!isArray(object) && !inherits(object, typedArrayPrototype)) {
+        const names = keys(object);
+        for (let index = 0; index < names.length; index += 1) {
+          if (parts.count >= maxItems) {
+            parts.add(`... ${names.length - index} more properties`);
+            break;
+          }
+          const key = names[index]!;
+          parts.add(`${keyText(key)}: ${member(object, key, depth, seen)}`);
+        }
+      }
+      if (parts.count === 0) return `${prefix}${open}${close}`;
+      return `${prefix}${open} ${parts.text} ${close}`;
+    } finally {
+      apply(mapDelete, seen, [object]);
+    }
+  }
+
+  function member(object: object, key: string | number, depth: number, seen: Map<object, true>): string {
+    const descriptor = getOwnPropertyDescriptor(object, key);
+    if (descriptor === undefined) return '<empty>';
+    if (!hasOwn(descriptor, 'value')) {
+      const getter = descriptor.get !== undefined;
+      const setter = descriptor.set !== undefined;
+      return getter && setter ? '[Getter/Setter]' : getter ? '[Getter]' : '[Setter]';
+    }
+    return format(descriptor.value, depth + 1, seen);
+  }
+
+  function create(): { count: number; text: string; add(piece: string): void } {
+    const list = {
+      count: 0,
+      text: '',
+      add(piece: string) {
+        list.text += list.count === 0 ? piece : `, ${piece}`;
+        list.count += 1;
+      },
+    };
+    return list;
+  }
+
+  function describeError(error: object): string {
+    let name = 'Error';
+    let message = '';
+    try {
+      const value = (error as { name?: unknown }).name;
+      if (typeof value === 'string') name = value;
+    } catch {}
+    try {
+      const value = (error as { message?: unknown }).message;
+      if (typeof value === 'string') message = value;
+    } catch {}
+    return message === '' ? name : `${name}: ${message}`;
+  }
+
+  return function inspect(args: readonly unknown[]): string {
+    let text = '';
+    for (let index = 0; index < args.length; index += 1) {
+      const value = args[index];
+      let piece: string;
+      try {
+        piece = typeof value === 'string' ? value : format(value, 0, new MapConstructor<object, true>());
+      } catch {
+        piece = '[value that could not be inspected]';
+      }
+      text += index === 0 ? piece : ` ${piece}`;
+    }
+    return text;
+  };
+}

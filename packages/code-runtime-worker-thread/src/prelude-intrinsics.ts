@@ -1,0 +1,136 @@
+/**
+ * The built-ins the in-context prelude captures before the program runs, so that a program that
+ * replaces `JSON.stringify`, `Array.prototype.push` or `Object.keys` cannot change how its logs,
+ * calls and result are reported. Types only: the values live in the run's context.
+ */
+export interface PreludeIntrinsics {
+  readonly apply: typeof Reflect.apply;
+  readonly construct: typeof Reflect.construct;
+  readonly defineProperty: typeof Object.defineProperty;
+  readonly freeze: typeof Object.freeze;
+  readonly create: typeof Object.create;
+  readonly keys: typeof Object.keys;
+  readonly getPrototypeOf: typeof Object.getPrototypeOf;
+  readonly getOwnPropertyDescriptor: typeof Object.getOwnPropertyDescriptor;
+  readonly getOwnPropertySymbols: typeof Object.getOwnPropertySymbols;
+  readonly is: typeof Object.is;
+  readonly hasOwn: typeof Object.hasOwn;
+  readonly isArray: typeof Array.isArray;
+  readonly arrayFrom: typeof Array.from;
+  readonly stringify: typeof JSON.stringify;
+  readonly parse: typeof JSON.parse;
+  readonly String: StringConstructor;
+  readonly Number: NumberConstructor;
+  readonly trunc: typeof Math.trunc;
+  readonly max: typeof Math.max;
+  readonly min: typeof Math.min;
+  readonly isNotANumber: typeof Number.isNaN;
+  readonly charCodeAt: (this: string, index: number) => number;
+  readonly stringSlice: (this: string, start?: number, end?: number) => string;
+  readonly indexOf: (this: string, search: string, from?: number) => number;
+  readonly symbolToString: (this: symbol) => string;
+  readonly functionToString: (this: unknown) => string;
+  readonly dateToISOString: (this: Date) => string;
+  readonly dateGetTime: (this: Date) => number;
+  readonly regExpToString: (this: RegExp) => string;
+  readonly Promise: PromiseConstructor;
+  readonly promiseThen: typeof Promise.prototype.then;
+  readonly Error: ErrorConstructor;
+  readonly TypeError: TypeErrorConstructor;
+  readonly RangeError: RangeErrorConstructor;
+  readonly Proxy: ProxyConstructor;
+  readonly Map: MapConstructor;
+  readonly mapGet: (this: Map<unknown, unknown>, key: unknown) => unknown;
+  readonly mapSet: (this: Map<unknown, unknown>, key: unknown, value: unknown) => unknown;
+  readonly mapDelete: (this: Map<unknown, unknown>, key: unknown) => boolean;
+  readonly mapHas: (this: Map<unknown, unknown>, key: unknown) => boolean;
+  readonly objectPrototype: object;
+  readonly arrayPrototype: object;
+  readonly errorPrototype: object;
+  readonly datePrototype: object;
+  readonly regExpPrototype: object;
+  readonly mapPrototype: object;
+  readonly setPrototype: object;
+  readonly promisePrototype: object;
+  readonly typedArrayPrototype: object;
+  readonly mapEntries: (this: Map<unknown, unknown>) => Iterator<[unknown, unknown]>;
+  readonly setValues: (this: Set<unknown>) => Iterator<unknown>;
+  readonly mapSize: (this: Map<unknown, unknown>) => number;
+  readonly setSize: (this: Set<unknown>) => number;
+  readonly mapIteratorNext: (this: Iterator<[unknown, unknown]>) => IteratorResult<[unknown, unknown]>;
+  readonly setIteratorNext: (this: Iterator<unknown>) => IteratorResult<unknown>;
+  readonly typedArrayLength: (this: Uint8Array) => number;
+  readonly typedArrayName: (this: Uint8Array) => string | undefined;
+  readonly arrayBufferByteLength: (this: ArrayBuffer) => number;
+}
+
+/**
+ * Captures {@link PreludeIntrinsics} from the realm it runs in. Serialised with
+ * `Function.prototype.toString` into each run's context before the program, so it must stay
+ * self-contained; tests also call it directly to exercise the prelude's parts in the host realm.
+ */
+export function captureIntrinsics(): PreludeIntrinsics {
+  const typedArray = Object.getPrototypeOf(Uint8Array) as { prototype: object };
+  const typedArrayProto = typedArray.prototype;
+  const getter = (owner: object, name: PropertyKey) => Object.getOwnPropertyDescriptor(owner, name)!.get as never;
+  return {
+    apply: Reflect.apply,
+    construct: Reflect.construct,
+    defineProperty: Object.defineProperty,
+    freeze: Object.freeze,
+    create: Object.create,
+    keys: Object.keys,
+    getPrototypeOf: Object.getPrototypeOf,
+    getOwnPropertyDescriptor: Object.getOwnPropertyDescriptor,
+    getOwnPropertySymbols: Object.getOwnPropertySymbols,
+    is: Object.is,
+    hasOwn: Object.hasOwn,
+    isArray: Array.isArray,
+    arrayFrom: Array.from,
+    stringify: JSON.stringify,
+    parse: JSON.parse,
+    String,
+    Number,
+    trunc: Math.trunc,
+    max: Math.max,
+    min: Math.min,
+    isNotANumber: Number.isNaN,
+    charCodeAt: String.prototype.charCodeAt,
+    stringSlice: String.prototype.slice,
+    indexOf: String.prototype.indexOf,
+    symbolToString: Symbol.prototype.toString,
+    functionToString: Function.prototype.toString,
+    dateToISOString: Date.prototype.toISOString,
+    dateGetTime: Date.prototype.getTime,
+    regExpToString: RegExp.prototype.toString,
+    Promise,
+    promiseThen: Promise.prototype.then,
+    Error,
+    TypeError,
+    RangeError,
+    Proxy,
+    Map,
+    mapGet: Map.prototype.get,
+    mapSet: Map.prototype.set,
+    mapDelete: Map.prototype.delete,
+    mapHas: Map.prototype.has,
+    objectPrototype: Object.prototype,
+    arrayPrototype: Array.prototype,
+    errorPrototype: Error.prototype,
+    datePrototype: Date.prototype,
+    regExpPrototype: RegExp.prototype,
+    mapPrototype: Map.prototype,
+    setPrototype: Set.prototype,
+    promisePrototype: Promise.prototype,
+    typedArrayPrototype: typedArrayProto,
+    mapEntries: Map.prototype.entries,
+    setValues: Set.prototype.values,
+    mapSize: getter(Map.prototype, 'size'),
+    setSize: getter(Set.prototype, 'size'),
+    mapIteratorNext: Object.getPrototypeOf(new Map().entries()).next,
+    setIteratorNext: Object.getPrototypeOf(new Set().values()).next,
+    typedArrayLength: getter(typedArrayProto, 'length'),
+    typedArrayName: getter(typedArrayProto, Symbol.toStringTag),
+    arrayBufferByteLength: getter(ArrayBuffer.prototype, 'byteLength'),
+  };
+}

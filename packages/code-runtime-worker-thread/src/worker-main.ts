@@ -1,0 +1,213 @@
+import type { Pump } from './prelude-main.js';
+
+/** What the host sends a worker. */
+export type HostToWorker =
+  | { readonly type: 'run'; readonly seq: number; readonly code: string; readonly bindings: string }
+  | {
+      readonly type: 'reply';
+      readonly seq: number;
+      readonly callId: number;
+      readonly ok: boolean;
+      readonly text: string;
+    };
+
+/** What a worker sends the host. Everything in `entries` comes from the program's context and is untrusted. */
+export type WorkerToHost =
+  | { readonly type: 'ready' }
+  | { readonly type: 'turn'; readonly seq: number; readonly entries: string; readonly logEnd: number }
+  | { readonly type: 'external-memory'; readonly seq: number; readonly bytes: number }
+  | { readonly type: 'broken'; readonly seq: number; readonly reason: string };
+
+/** The worker's start-up data. */
+export interface WorkerBoot {
+  /** Shared with the host: an Int32 header (the write position) and then UTF-16 log entries. */
+  readonly logBuffer: SharedArrayBuffer;
+  /** JSON for the prelude's `init`. */
+  readonly preludeConfig: string;
+  readonly preludeSource: string;
+  /** Bytes of external memory (beyond the worker's own baseline) at which a sample ends the run. */
+  readonly memoryBytes: number;
+}
+
+/**
+ * The worker thread's entry point. Serialised with `Function.prototype.toString` and evaluated as
+ * the worker's source (strict), so it must stay self-contained: Node modules come through
+ * `require`, and the realm hardening is passed in as a function.
+ *
+ * Every entry into a run's context is a "turn": one call into the prelude's pump (or the program's
+ * first evaluation), then an empty script whose only job is to drain the context's own microtask
+ * queue (`microtaskMode: 'afterEvaluate'`), then a flush of the outbox to the host. Values thrown
+ * out of the context are never touched here: they go back into the context to be described.
+ */
+export function workerMain(require: (id: string) => unknown, harden: () => void): void {
+  const vm = require('node:vm') as typeof import('node:vm');
+  const threads = require('node:worker_threads') as typeof import('node:worker_threads');
+  const v8 = require('node:v8') as typeof import('node:v8');
+  const port = threads.parentPort!;
+  const boot = threads.workerData as WorkerBoot;
+  const processObject = require('node:process') as NodeJS.Process;
+  harden();
+
+  const header = new Int32Array(boot.logBuffer, 0, 4);
+  const preludeScript = new vm.Script(boot.preludeSource, { filename: 'sluice-prelude.js' });
+  const drain = new vm.Script('', { filename: 'sluice-turn.js' });
+  const sampleEveryMs = 5;
+
+  interface Prepared {
+    readonly context: import('node:vm').Context;
+    readonly pump: Pump;
+  }
+  interface Current extends Prepared {
+    readonly seq: number;
+    readonly timers: Map<number, ReturnType<typeof setTimeout>>;
+    lastLogEnd: number;
+    done: boolean;
+  }
+  let prepared: Prepared | undefined;
+  let current: Current | undefined;
+  let broken = false;
+  let lastSample = 0;
+
+  function prepare(): Prepared {
+    const context = vm.createContext(
+      {},
+      { codeGeneration: { strings: false, wasm: false }, microtaskMode: 'afterEvaluate' },
+    );
+    const pump = preludeScript.runInContext(context) as unknown;
+    if (typeof pump !== 'function') throw new Error('The prelude did not return its pump.');
+    (pump as Pump)('init', boot.logBuffer, boot.preludeConfig);
+    return { context, pump: pump as Pump };
+  }
+
+  function send(message: WorkerToHost): void {
+    port.postMessage(message);
+  }
+
+  function breakDown(run: Current, reason: string): void {
+    broken = true;
+    send({ type: 'broken', seq: run.seq, reason });
+  }
+
+  function turn(run: Current, enter: () => void): void {
+    if (broken || run.done) return;
+    try {
+      enter();
+      drain.runInContext(run.context);
+    } catch {
+      // Whatever was thrown belongs to the program's realm; it is not inspected here.
+      breakDown(run, 'the context threw out of a turn');
+      return;
+    }
+    flush(run);
+  }
+
+  function flush(run: Current): void {
+    const operations = run.pump('timers');
+    const entries = run.pump('take');
+    const finished = run.pump('finished');
+    if (typeof operations !== 'string' || typeof entries !== 'string' || typeof finished !== 'boolean') {
+      breakDown(run, 'the prelude answered with something other than text');
+      return;
+    }
+    if (operations !== '') scheduleTimers(run, operations);
+    const logEnd = Atomics.load(header, 0);
+    if (entries !== '' || logEnd !== run.lastLogEnd) {
+      run.lastLogEnd = logEnd;
+      send({ type: 'turn', seq: run.seq, entries, logEnd });
+    }
+    const now = performance.now();
+    if (now - lastSample >= sampleEveryMs || finished) {
+      lastSample = now;
+      const external = v8.getHeapStatistics().external_memory;
+      if (external > boot.memoryBytes) send({ type: 'external-memory', seq: run.seq, bytes: external });
+    }
+    if (finished) end(run);
+  }
+
+  function scheduleTimers(run: Current, operations: string): void {
+    for (const operation of operations.split(';')) {
+      if (operation === '') continue;
+      if (operation[0] === 's') {
+        const [id, ms] = operation.slice(1).split(':').map(Number) as [number, number];
+        run.timers.set(
+          id,
+          setTimeout(() => {
+            run.timers.delete(id);
+            turn(run, () => run.pump('timer', id));
+          }, ms),
+        );
+      } else {
+        const id = Number(operation.slice(1));
+        clearTimeout(run.timers.get(id));
+        run.timers.delete(id);
+      }
+    }
+  }
+
+  function end(run: Current): void {
+    run.done = true;
+    for (const timer of run.timers.values()) clearTimeout(timer);
+    run.timers.clear();
+    if (current === run) current = undefined;
+    setImmediate(() => {
+      if (!broken && prepared === undefined && current === undefined) prepared = prepare();
+    });
+  }
+
+  function start(seq: number, code: string, bindings: string): void {
+    const ready = prepared ?? prepare();
+    prepared = undefined;
+    const run: Current = { ...ready, seq, timers: new Map(), lastLogEnd: 0, done: false };
+    current = run;
+    let script: import('node:vm').Script;
+    try {
+      script = new vm.Script(code, { filename: 'program.js' });
+    } catch (error) {
+      // A compile error is the worker's own object (the source is compiled outside the context).
+      const problem = error as Error;
+      const entry = JSON.stringify([
+        'done',
+        0,
+        'error',
+        { name: String(problem.name), message: String(problem.message), stack: String(problem.stack) },
+      ]);
+      send({ type: 'turn', seq, entries: `[${entry}]`, logEnd: 0 });
+      end(run);
+      return;
+    }
+    turn(run, () => {
+      run.pump('begin', bindings);
+      let completion: unknown;
+      try {
+        completion = script.runInContext(run.context);
+      } catch (thrown) {
+        run.pump('fail', thrown);
+        return;
+      }
+      run.pump('start', completion);
+    });
+  }
+
+  processObject.on('unhandledRejection', (reason) => {
+    const run = current;
+    if (run !== undefined) turn(run, () => run.pump('unhandled', reason));
+  });
+  processObject.on('uncaughtException', () => {
+    // Never inspect it: it may be the program's object. A worker in this state is done for.
+    processObject.exit(70);
+  });
+
+  port.on('message', (message: HostToWorker) => {
+    if (message.type === 'run') {
+      if (current !== undefined || broken) return;
+      Atomics.store(header, 0, 0);
+      start(message.seq, message.code, message.bindings);
+    } else if (message.type === 'reply') {
+      const run = current;
+      if (run === undefined || run.seq !== message.seq) return;
+      turn(run, () => run.pump('reply', message.callId, message.ok ? 1 : 0, message.text));
+    }
+  });
+  prepared = prepare();
+  send({ type: 'ready' });
+}

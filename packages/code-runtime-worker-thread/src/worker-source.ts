@@ -1,0 +1,20 @@
+import { makeInspector } from './prelude-inspect.js';
+import { captureIntrinsics } from './prelude-intrinsics.js';
+import { makeJsonWriter } from './prelude-json.js';
+import { preludeMain } from './prelude-main.js';
+import { installMeter } from './prelude-meter.js';
+import { hardenWorkerRealm } from './worker-harden.js';
+import { workerMain } from './worker-main.js';
+
+// These functions are turned back into source text: each is self-contained by construction (see
+// their files). The whole script is strict, which keeps every frame of ours out of reach of
+// `CallSite.getFunction()` and `getThis()` in a program's `Error.prepareStackTrace`. Transpilers
+// that keep function names (tsx, some test runners) insert calls to a `__name` helper; a local
+// no-op stands in for it, inside a function scope so it is never a global of the context.
+const nameShim = 'const __name = (target) => target;';
+
+/** The prelude script evaluated first in every run's context; its completion value is the pump. */
+export const preludeSource = `'use strict';\n(() => {\n${nameShim}\nreturn (${preludeMain})(${captureIntrinsics}, ${makeJsonWriter}, ${makeInspector}, ${installMeter});\n})();\n`;
+
+/** The worker thread's source, evaluated with `eval: true`. */
+export const workerSource = `'use strict';\n(() => {\n${nameShim}\n(${workerMain})(require, ${hardenWorkerRealm});\n})();\n`;

@@ -1,0 +1,146 @@
+import { SourceMap } from 'node:module';
+import type { ExceptionFailure } from '@sluice/code-runtime';
+import { type Message, transform } from 'esbuild';
+
+/** A program ready for a worker: JavaScript plus the source map back to what the model wrote. */
+export interface CompiledProgram {
+  readonly code: string;
+  readonly map: string;
+  /** Lines in the model's source; frames past it are the wrapper's. */
+  readonly lines: number;
+}
+
+/** The outcome of compiling one program. */
+export type CompileResult =
+  | { readonly ok: true; readonly program: CompiledProgram }
+  | { readonly ok: false; readonly failure: ExceptionFailure };
+
+// The program is the body of an async function; the wrapper takes one line of its own, so the
+// model's line N is line N + 1 of what esbuild sees, and the source map undoes that.
+const prefix = '(async () => {\n';
+const suffix = '\n})()';
+const cacheEntries = 256;
+
+/**
+ * Strips TypeScript with esbuild, on the host, before any worker is involved: a syntax error
+ * becomes an `exception` failure with the program's own line and column. Results are cached by
+ * source text (least recently used first out), so a program run again skips esbuild.
+ * `import()` is rewritten by esbuild into a `require` call, which does not exist in the context.
+ */
+export class ProgramCompiler {
+  readonly #cache = new Map<string, CompileResult>();
+
+  async compile(source: string): Promise<CompileResult> {
+    const cached = this.#cache.get(source);
+    if (cached !== undefined) {
+      this.#cache.delete(source);
+      this.#cache.set(source, cached);
+      return cached;
+    }
+    const result = await this.#transform(source);
+    this.#cache.set(source, result);
+    if (this.#cache.size > cacheEntries) this.#cache.delete(this.#cache.keys().next().value!);
+    return result;
+  }
+
+  async #transform(source: string): Promise<CompileResult> {
+    try {
+      const output = await transform(`${prefix}${source}${suffix}`, {
+        loader: 'ts',
+        sourcemap: 'external',
+        sourcefile: 'program.ts',
+        target: 'node20',
+        supported: { 'dynamic-import': false },
+        logLevel: 'silent',
+      });
+      return { ok: true, program: { code: output.code, map: output.map, lines: source.split('\n').length } };
+    } catch (error) {
+      const messages = (error as { errors?: Message[] }).errors;
+      const first = messages?.[0];
+      if (first === undefined) {
+        return {
+          ok: false,
+          failure: {
+            kind: 'exception',
+            name: 'SyntaxError',
+            message: `The program could not be compiled: ${error instanceof Error ? error.message : String(error)}`,
+          },
+        };
+      }
+      const line = first.location ? Math.max(1, first.location.line - 1) : undefined;
+      const column = first.location ? first.location.column + 1 : undefined;
+      const where = line === undefined ? '' : ` (line ${line}, column ${column})`;
+      return {
+        ok: false,
+        failure: {
+          kind: 'exception',
+          name: 'SyntaxError',
+          message: `SyntaxError: ${first.text}${where}. Nothing ran; fix the program and run it again.`,
+          ...(line === undefined ? {} : { line, column }),
+          ...(first.location ? { stack: `SyntaxError: ${first.text}\n    at program.ts:${line}:${column}` } : {}),
+        },
+      };
+    }
+  }
+}
+
+/** A thrown error as the prelude described it, untrusted. */
+export interface ThrownDescription {
+  readonly name?: string;
+  readonly message: string;
+  readonly stack?: string;
+}
+
+const framePattern = /^(\s*at (?:async )?)(?:(.*?) \()?program\.js:(\d+)(?::(\d+))?\)?$/;
+
+/**
+ * Turns an error the program threw into an `exception` failure: stack lines are mapped back to
+ * the model's own source (`program.ts:line:column`) and only the program's frames are kept.
+ */
+export function describeException(program: CompiledProgram, thrown: ThrownDescription): ExceptionFailure {
+  let map: SourceMap | undefined;
+  const locate = (line: number, column: number): { line: number; column: number } | undefined => {
+    map ??= new SourceMap(JSON.parse(program.map));
+    const entry = map.findEntry(line - 1, Math.max(0, column - 1)) as {
+      originalLine?: number;
+      originalColumn?: number;
+    };
+    const { originalLine, originalColumn } = entry;
+    if (originalLine === undefined || originalColumn === undefined) return undefined;
+    if (originalLine < 1 || originalLine > program.lines) return undefined;
+    return { line: originalLine, column: originalColumn + 1 };
+  };
+  const head: string[] = [];
+  const frames: string[] = [];
+  let first: { line: number; column: number } | undefined;
+  const lines = (thrown.stack ?? '').split('\n');
+  let inFrames = false;
+  for (const text of lines) {
+    if (/^\s*at /.test(text)) inFrames = true;
+    if (!inFrames) {
+      head.push(text);
+      continue;
+    }
+    const match = framePattern.exec(text);
+    if (match === null) continue;
+    const position = locate(Number(match[3]), Number(match[4] ?? 1));
+    if (position === undefined) continue;
+    first ??= position;
+    const where = `program.ts:${position.line}:${position.column}`;
+    frames.push(match[2] ? `${match[1]}${match[2]} (${where})` : `${match[1]}${where}`);
+  }
+  // A compile error from V8 puts "program.js:LINE" on the first line instead of a frame.
+  const compileLine = /^program\.js:(\d+)$/.exec(lines[0] ?? '');
+  if (first === undefined && compileLine !== null) first = locate(Number(compileLine[1]), 1);
+  const name = thrown.name;
+  const described = name === undefined ? `Uncaught ${thrown.message}` : `${name}: ${thrown.message}`;
+  const where = first === undefined ? '' : ` (line ${first.line}, column ${first.column})`;
+  const stackHead = head.length > 0 && compileLine === null ? head.join('\n') : described;
+  return {
+    kind: 'exception',
+    message: `${described}${where}`,
+    ...(name === undefined ? {} : { name }),
+    ...(first === undefined ? {} : { line: first.line, column: first.column }),
+    ...(thrown.stack === undefined ? {} : { stack: [stackHead, ...frames].join('\n') }),
+  };
+}

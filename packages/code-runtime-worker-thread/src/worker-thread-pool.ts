@@ -1,0 +1,113 @@
+import type { RunController } from '@sluice/code-runtime-kit';
+import type { ResolvedWorkerThreadSettings } from './worker-thread-settings.js';
+import { WorkerSlot } from './worker-thread-slot.js';
+
+interface Waiter {
+  readonly run: RunController;
+  readonly resolve: (slot: WorkerSlot | undefined) => void;
+}
+
+const maxBootFailures = 3;
+
+/**
+ * Long-lived worker threads, `poolSize` of them, each serving one run at a time. A worker whose
+ * run ended any way other than the program finishing by itself is terminated and replaced in the
+ * background. Runs wait in arrival order for a free worker; a run that ends while waiting (wall
+ * clock, cancellation) leaves the queue.
+ */
+export class WorkerPool {
+  readonly #settings: ResolvedWorkerThreadSettings;
+  readonly #slots = new Set<WorkerSlot>();
+  readonly #idle: WorkerSlot[] = [];
+  readonly #waiters: Waiter[] = [];
+  readonly #exits = new Set<Promise<void>>();
+  #bootFailures = 0;
+  #closed = false;
+
+  constructor(settings: ResolvedWorkerThreadSettings) {
+    this.#settings = settings;
+  }
+
+  /** Resolves with an idle worker for `run`, or `undefined` if the run ended first (the run is then already finished). */
+  acquire(run: RunController): Promise<WorkerSlot | undefined> {
+    const idle = this.#idle.shift();
+    if (idle !== undefined) return Promise.resolve(idle);
+    this.#bootFailures = 0;
+    this.#fill();
+    return new Promise((resolve) => {
+      const waiter: Waiter = { run, resolve };
+      this.#waiters.push(waiter);
+      run.signal.addEventListener(
+        'abort',
+        () => {
+          const index = this.#waiters.indexOf(waiter);
+          if (index !== -1) this.#waiters.splice(index, 1);
+          resolve(undefined);
+        },
+        { once: true },
+      );
+    });
+  }
+
+  /** Gives back a worker acquired for a run that ended before it could start. */
+  release(slot: WorkerSlot): void {
+    this.#onFree(slot, slot.state === 'idle');
+  }
+
+  /** Resolves once every worker terminated so far has exited. */
+  async quiet(): Promise<void> {
+    while (this.#exits.size > 0) await Promise.all([...this.#exits]);
+  }
+
+  /** Terminates every worker and resolves once they have all exited. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (const waiter of this.#waiters.splice(0)) waiter.resolve(undefined);
+    await Promise.all([...this.#slots].map((slot) => slot.retire()));
+    await this.quiet();
+  }
+
+  #fill(): void {
+    while (!this.#closed && this.#slots.size < this.#settings.poolSize && this.#bootFailures < maxBootFailures) {
+      const slot = new WorkerSlot(this.#settings, (free, reusable) => this.#onFree(free, reusable));
+      this.#slots.add(slot);
+    }
+  }
+
+  #onFree(slot: WorkerSlot, reusable: boolean): void {
+    if (!reusable || this.#closed) {
+      if (!this.#slots.delete(slot)) return;
+      const exit = slot.retire();
+      this.#exits.add(exit);
+      void exit.then(() => this.#exits.delete(exit));
+      const idleIndex = this.#idle.indexOf(slot);
+      if (idleIndex !== -1) this.#idle.splice(idleIndex, 1);
+      if (this.#closed) return;
+      if (slot.state === 'gone' && !slot.booted) this.#bootFailures += 1;
+      if (this.#bootFailures >= maxBootFailures) {
+        this.#failWaiters();
+        return;
+      }
+      if (this.#waiters.length > 0 || this.#slots.size > 0) this.#fill();
+      return;
+    }
+    this.#bootFailures = 0;
+    const waiter = this.#waiters.shift();
+    if (waiter !== undefined) waiter.resolve(slot);
+    else this.#idle.push(slot);
+  }
+
+  #failWaiters(): void {
+    for (const waiter of this.#waiters.splice(0)) {
+      waiter.run.finish({
+        ok: false,
+        failure: {
+          kind: 'substrate-exit',
+          message:
+            'No worker thread could be started to run the program; the worker-thread runtime is failing to boot its workers.',
+        },
+      });
+      waiter.resolve(undefined);
+    }
+  }
+}

@@ -1,0 +1,99 @@
+import { checkSettingsObject, defaultRunLimits, integerSetting, type RunLimits } from '@sluice/code-runtime-kit';
+
+/**
+ * Settings of {@link createWorkerThreadCodeRuntime}. Every budget is optional and has a default; a
+ * request can never change them. Integers only; a value out of range, or an unknown key, throws
+ * `InvalidSettingsError` naming the setting.
+ */
+export interface WorkerThreadCodeRuntimeSettings {
+  /** Wall-clock budget per run in ms, time waiting on host calls and timers included. Default 30 000. */
+  readonly wallTimeMs?: number;
+  /**
+   * Busy-time budget per run in ms: time the run's worker thread spent running rather than idle,
+   * measured from outside the worker, so nothing the program does can pause it. Default 10 000.
+   */
+  readonly cpuTimeMs?: number;
+  /**
+   * Memory budget per run in bytes. The worker's V8 heap is capped at it, and ArrayBuffer and
+   * typed-array memory (outside the heap) is metered against it separately. Default 128 MiB;
+   * at least 16 MiB.
+   */
+  readonly memoryBytes?: number;
+  /** UTF-8 bytes of log text kept per run. Default 64 KiB. */
+  readonly logBytes?: number;
+  /** UTF-8 bytes of the returned value's JSON. Default 1 MiB. */
+  readonly valueBytes?: number;
+  /** UTF-8 bytes of one host call's argument, and of its result, as JSON. Default 1 MiB. */
+  readonly hostCallBytes?: number;
+  /** Host calls per run. Default 1 000. */
+  readonly hostCalls?: number;
+  /** Host calls in flight at once per run; later ones wait. Default 16. */
+  readonly concurrentHostCalls?: number;
+  /** UTF-8 bytes of program source. Default 256 KiB. */
+  readonly sourceBytes?: number;
+  /** `setTimeout` calls per run. Default 1 000. */
+  readonly timers?: number;
+  /** Worker threads kept alive; also how many runs execute at once (the rest wait, their wall clock running). Default 4. */
+  readonly poolSize?: number;
+}
+
+/** Settings after validation, every field present. */
+export interface ResolvedWorkerThreadSettings extends RunLimits {
+  readonly cpuTimeMs: number;
+  readonly memoryBytes: number;
+  readonly timers: number;
+  readonly poolSize: number;
+}
+
+const mebibyte = 1024 * 1024;
+
+/** The defaults, as documented on {@link WorkerThreadCodeRuntimeSettings}. */
+export const workerThreadDefaults: ResolvedWorkerThreadSettings = {
+  ...defaultRunLimits,
+  cpuTimeMs: 10_000,
+  memoryBytes: 128 * mebibyte,
+  timers: 1_000,
+  poolSize: 4,
+};
+
+const settingNames = [
+  'wallTimeMs',
+  'cpuTimeMs',
+  'memoryBytes',
+  'logBytes',
+  'valueBytes',
+  'hostCallBytes',
+  'hostCalls',
+  'concurrentHostCalls',
+  'sourceBytes',
+  'timers',
+  'poolSize',
+] as const;
+
+const maxTimerMs = 2_147_483_647;
+
+/** Validates every setting at once and fills in defaults. Throws `InvalidSettingsError` for the first bad one. */
+export function resolveWorkerThreadSettings(settings: unknown): ResolvedWorkerThreadSettings {
+  const given = settings === undefined ? {} : settings;
+  checkSettingsObject(given, settingNames);
+  const defaults = workerThreadDefaults;
+  return {
+    wallTimeMs: integerSetting(given, 'wallTimeMs', defaults.wallTimeMs, { min: 1, max: maxTimerMs }),
+    cpuTimeMs: integerSetting(given, 'cpuTimeMs', defaults.cpuTimeMs, { min: 1, max: maxTimerMs }),
+    memoryBytes: integerSetting(given, 'memoryBytes', defaults.memoryBytes, {
+      min: 16 * mebibyte,
+      max: 16 * 1024 * mebibyte,
+    }),
+    logBytes: integerSetting(given, 'logBytes', defaults.logBytes, { min: 1, max: 16 * mebibyte }),
+    valueBytes: integerSetting(given, 'valueBytes', defaults.valueBytes, { min: 1, max: 256 * mebibyte }),
+    hostCallBytes: integerSetting(given, 'hostCallBytes', defaults.hostCallBytes, { min: 1, max: 256 * mebibyte }),
+    hostCalls: integerSetting(given, 'hostCalls', defaults.hostCalls, { min: 0, max: 1_000_000 }),
+    concurrentHostCalls: integerSetting(given, 'concurrentHostCalls', defaults.concurrentHostCalls, {
+      min: 1,
+      max: 10_000,
+    }),
+    sourceBytes: integerSetting(given, 'sourceBytes', defaults.sourceBytes, { min: 1, max: 16 * mebibyte }),
+    timers: integerSetting(given, 'timers', defaults.timers, { min: 0, max: 1_000_000 }),
+    poolSize: integerSetting(given, 'poolSize', defaults.poolSize, { min: 1, max: 256 }),
+  };
+}

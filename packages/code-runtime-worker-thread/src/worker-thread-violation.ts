@@ -1,0 +1,97 @@
+/**
+ * The prelude reports a value that is not JSON as the path and kind of its first violation. The
+ * host rebuilds a small host-side value with that same violation at that same path, and lets the
+ * run controller judge it: the model then reads the contract's own wording (`$.ratio is NaN,
+ * which JSON cannot carry`), identical across providers. Nothing of the program's object crosses.
+ */
+export interface ReportedViolation {
+  readonly path: ReadonlyArray<string | number>;
+  readonly kind: string;
+  readonly detail?: string | number;
+}
+
+const leaves: Record<string, () => unknown> = {
+  nan: () => Number.NaN,
+  infinity: () => Number.POSITIVE_INFINITY,
+  '-infinity': () => Number.NEGATIVE_INFINITY,
+  '-0': () => -0,
+  bigint: () => 0n,
+  undefined: () => undefined,
+  function: () => function notJson() {},
+  symbol: () => Symbol('not JSON'),
+};
+
+/** Whether `value` has the shape the prelude sends. */
+export function isReportedViolation(value: unknown): value is ReportedViolation {
+  if (typeof value !== 'object' || value === null) return false;
+  const { path, kind, detail } = value as Record<string, unknown>;
+  return (
+    Array.isArray(path) &&
+    path.length <= 100_000 &&
+    path.every(
+      (segment) => typeof segment === 'string' || (Number.isSafeInteger(segment) && (segment as number) >= 0),
+    ) &&
+    typeof kind === 'string' &&
+    (detail === undefined || typeof detail === 'string' || typeof detail === 'number')
+  );
+}
+
+/** A host value whose first JSON violation is `violation`. */
+export function rebuildViolation(violation: ReportedViolation): unknown {
+  const { path, kind, detail } = violation;
+  // Structural kinds name the offending key as the last segment; its container is the target.
+  const structural = kind === 'hole' || kind === 'accessor' || kind === 'array-key';
+  const targetDepth = structural ? path.length - 1 : path.length;
+  const ancestors: object[] = [];
+  const build = (depth: number): unknown => {
+    if (depth >= targetDepth) return target(path[depth]);
+    const key = path[depth]!;
+    const container = typeof key === 'number' ? new Array<unknown>(key + 1).fill(null) : {};
+    ancestors.push(container);
+    define(container, key, build(depth + 1));
+    return container;
+  };
+  const target = (key: string | number | undefined): unknown => {
+    const leaf = leaves[kind];
+    if (leaf !== undefined) return leaf();
+    switch (kind) {
+      case 'hole': {
+        const array = new Array<unknown>((typeof key === 'number' ? key : 0) + 1).fill(null);
+        delete array[typeof key === 'number' ? key : 0];
+        return array;
+      }
+      case 'accessor': {
+        const container = typeof key === 'number' ? new Array<unknown>(key + 1).fill(null) : {};
+        Object.defineProperty(container, key ?? '', { get: () => null, enumerable: true, configurable: true });
+        return container;
+      }
+      case 'array-key':
+        return define([], key ?? '', null);
+      case 'cycle':
+        return ancestors[typeof detail === 'number' ? detail : 0] ?? ancestors[0];
+      case 'exotic': {
+        const prototype = {};
+        if (typeof detail === 'string' && detail !== '') {
+          const named = () => {};
+          Object.defineProperty(named, 'name', { value: detail });
+          Object.defineProperty(prototype, 'constructor', { value: named });
+        }
+        return Object.create(prototype);
+      }
+      case 'foreign-array':
+        return Object.setPrototypeOf([], Object.create(Array.prototype));
+      case 'array-symbols':
+        return define([], Symbol('key'), null);
+      case 'object-symbols':
+        return define({}, Symbol('key'), null);
+      default:
+        return undefined;
+    }
+  };
+  return build(0);
+}
+
+function define<Target extends object>(target: Target, key: PropertyKey, value: unknown): Target {
+  Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+  return target;
+}

@@ -6,6 +6,7 @@ import {
   eventRecorder,
   failureOf,
   logTexts,
+  pause,
   successOf,
   thrownBy,
   useRuntime,
@@ -22,9 +23,11 @@ export function describeCancellationCases(suite: ConformanceSuite): void {
     it(
       'ends a busy run as abort carrying the reason on cancel, keeping logs, and serves the next run',
       async () => {
-        const recorder = eventRecorder();
-        const run = runtime().start({ program: programs.infiniteLoop, onEvent: recorder.onEvent });
-        await Promise.race([recorder.waitForLog('spinning'), run.result]);
+        const tick = echo();
+        const run = runtime().start({ program: programs.loopAfterAwait, bindings: { tools: { echo: tick } } });
+        // The program is running once it calls; give it a moment to enter its loop.
+        await Promise.race([tick.invoked, run.result]);
+        await pause(100);
         run.cancel('stopped by the conformance suite');
         const result = await run.result;
         expect(failureOf(result, 'abort').reason).toBe('stopped by the conformance suite');
@@ -33,6 +36,23 @@ export function describeCancellationCases(suite: ConformanceSuite): void {
         expect(await run.result).toEqual(result);
         const next = successOf(await runtime().run({ program: programs.returnValue }));
         expect(next.value).toMatchObject({ answer: 42 });
+      },
+      caseTimeoutMs,
+    );
+
+    it(
+      'streams a log line while the program is still running',
+      async () => {
+        const recorder = eventRecorder();
+        const run = runtime().start({ program: programs.infiniteLoop, onEvent: recorder.onEvent });
+        const first = await Promise.race([
+          recorder.waitForLog('spinning').then(() => 'log'),
+          run.result.then(() => 'result'),
+          pause(5_000).then(() => 'nothing yet'),
+        ]);
+        run.cancel('stopped by the conformance suite');
+        await run.result;
+        expect(first).toBe('log');
       },
       caseTimeoutMs,
     );
@@ -93,12 +113,13 @@ export function describeCancellationCases(suite: ConformanceSuite): void {
       async () => {
         const disposable = await suite.create(conformanceBudgets);
         try {
-          const recorder = eventRecorder();
+          const tick = echo();
           const wait = waitForever();
-          const spinning = disposable.start({ program: programs.infiniteLoop, onEvent: recorder.onEvent });
+          const spinning = disposable.start({ program: programs.loopAfterAwait, bindings: { tools: { echo: tick } } });
           const waiting = disposable.start({ program: programs.waitForHost, bindings: { tools: { wait } } });
-          await Promise.race([recorder.waitForLog('spinning'), spinning.result]);
+          await Promise.race([tick.invoked, spinning.result]);
           await Promise.race([wait.invoked, waiting.result]);
+          await pause(100);
           const settled: string[] = [];
           void spinning.result.then(() => settled.push('spinning'));
           void waiting.result.then(() => settled.push('waiting'));

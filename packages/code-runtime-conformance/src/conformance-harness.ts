@@ -63,9 +63,14 @@ export function recording(
   return Object.assign(fn, { invocations });
 }
 
-/** A host function that resolves with `{ echoed: input }`. */
-export function echo(): RecordingHostFunction {
-  return recording((input) => ({ echoed: input }));
+/** A host function that resolves with `{ echoed: input }`; `invoked` resolves at its first call. */
+export function echo(): RecordingHostFunction & { readonly invoked: Promise<void> } {
+  const invoked = deferred();
+  const fn = recording((input) => {
+    invoked.resolve();
+    return { echoed: input };
+  });
+  return Object.assign(fn, { invoked: invoked.promise });
 }
 
 /**

@@ -133,7 +133,9 @@ export function makeInspector(intrinsics: PreludeIntrinsics): (args: readonly un
     const name = constructorName(object);
     if (inherits(object, errorPrototype)) {
       const stack = getOwnPropertyDescriptor(object, 'stack');
-      if (stack !== undefined && hasOwn(stack, 'value') && typeof stack.value === 'string') return stack.value;
+      if (stack !== undefined && hasOwn(stack, 'value') && typeof stack.value === 'string') {
+        return programFrames(stack.value);
+      }
       return describeError(object);
     }
     if (inherits(object, datePrototype)) {
@@ -229,6 +231,23 @@ export function makeInspector(intrinsics: PreludeIntrinsics): (args: readonly un
       },
     };
     return list;
+  }
+
+  // Keeps the message and the program's own frames; the host maps `program.js:L:C` to the source.
+  function programFrames(stack: string): string {
+    let kept = '';
+    let start = 0;
+    let inFrames = false;
+    while (start <= stack.length) {
+      let end = apply(indexOf, stack, ['\n', start]);
+      if (end === -1) end = stack.length;
+      const line = apply(stringSlice, stack, [start, end]);
+      start = end + 1;
+      if (!inFrames && apply(indexOf, line, ['    at ']) === 0) inFrames = true;
+      if (inFrames && apply(indexOf, line, ['program.js:']) === -1) continue;
+      kept += kept === '' ? line : `\n${line}`;
+    }
+    return kept;
   }
 
   function describeError(error: object): string {

@@ -144,3 +144,33 @@ export function describeException(program: CompiledProgram, thrown: ThrownDescri
     ...(thrown.stack === undefined ? {} : { stack: [stackHead, ...frames].join('\n') }),
   };
 }
+
+/**
+ * Rewrites `program.js:LINE:COLUMN` positions in a line the program printed into the model's own
+ * `program.ts` positions. Returns `undefined` for a stack line that points into the wrapper rather
+ * than the program: that line is dropped.
+ */
+export function mapProgramPositions(program: CompiledProgram, line: string): string | undefined {
+  if (!line.includes('program.js:')) return line;
+  let map: SourceMap | undefined;
+  let unmapped = false;
+  const mapped = line.replace(/program\.js:(\d+):(\d+)/g, (whole, row: string, column: string) => {
+    map ??= new SourceMap(JSON.parse(program.map));
+    const entry = map.findEntry(Number(row) - 1, Math.max(0, Number(column) - 1)) as {
+      originalLine?: number;
+      originalColumn?: number;
+    };
+    const { originalLine, originalColumn } = entry;
+    if (
+      originalLine === undefined ||
+      originalColumn === undefined ||
+      originalLine < 1 ||
+      originalLine > program.lines
+    ) {
+      unmapped = true;
+      return whole;
+    }
+    return `program.ts:${originalLine}:${originalColumn + 1}`;
+  });
+  return unmapped && /^\s*at /.test(line) ? undefined : mapped;
+}

@@ -4,7 +4,12 @@ import type { CodeRunFailure } from '@sluice/code-runtime';
 import type { RunController } from '@sluice/code-runtime-kit';
 import type { HostToWorker, WorkerBoot, WorkerToHost } from './worker-main.js';
 import { preludeSource, workerSource } from './worker-source.js';
-import { type CompiledProgram, describeException, type ThrownDescription } from './worker-thread-compile.js';
+import {
+  type CompiledProgram,
+  describeException,
+  mapProgramPositions,
+  type ThrownDescription,
+} from './worker-thread-compile.js';
 import { LogReader, logBufferBytes } from './worker-thread-log-reader.js';
 import type { ResolvedWorkerThreadSettings } from './worker-thread-settings.js';
 import { isReportedViolation, rebuildViolation } from './worker-thread-violation.js';
@@ -169,7 +174,10 @@ export class WorkerSlot {
 
   #drainLogs(active: ActiveRun, end?: number): boolean {
     if (this.#active !== active) return true;
-    const ok = this.#logs.read((level, text) => active.run.log(level, text), end);
+    const ok = this.#logs.read((level, text) => {
+      const mapped = mapProgramPositions(active.program, text);
+      if (mapped !== undefined) active.run.log(level, mapped);
+    }, end);
     return ok;
   }
 

@@ -46,7 +46,13 @@ describe('parseMcpConfig', () => {
       },
       base,
     );
-    expect(config.upstreams[0]).toEqual({ name: 'gh', command: 'gh-mcp', args: [], env: { TOKEN: 'x' }, cwd: `${base}/servers` });
+    expect(config.upstreams[0]).toEqual({
+      name: 'gh',
+      command: 'gh-mcp',
+      args: [],
+      env: { TOKEN: 'x' },
+      cwd: `${base}/servers`,
+    });
     expect(config).toMatchObject({
       language: 'python',
       policyConfigured: true,
@@ -93,10 +99,7 @@ describe('loadMcpConfig', () => {
 
   it('resolves a policy file and cwd against the config file folder', async () => {
     writeFileSync(join(directory, 'policy.json'), JSON.stringify({ default: 'allow', rules: [] }));
-    writeFileSync(
-      join(directory, 'config.json'),
-      JSON.stringify({ ...minimal, sluice: { policy: './policy.json' } }),
-    );
+    writeFileSync(join(directory, 'config.json'), JSON.stringify({ ...minimal, sluice: { policy: './policy.json' } }));
     const config = await loadMcpConfig(join(directory, 'config.json'));
     expect(config.upstreams[0]!.cwd).toBe(directory);
     expect(evaluatePolicy(config.policy, 'notes__x', {}).effect).toBe('allow');

@@ -1,14 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { type CodeRuntimeLanguage, InvalidSettingsError } from '@sluice/code-runtime';
 import { discoveryNamespace } from '@sluice/code-mode';
-import {
-  createPolicy,
-  type Policy,
-  type PolicyDefinition,
-  parsePolicy,
-  toolBindingName,
-} from '@sluice/permissions';
+import { type CodeRuntimeLanguage, InvalidSettingsError } from '@sluice/code-runtime';
+import { createPolicy, type Policy, type PolicyDefinition, parsePolicy, toolBindingName } from '@sluice/permissions';
 
 /** One upstream MCP server, as the common `mcpServers` format gives it: a command to spawn, speaking MCP over stdio. */
 export interface UpstreamServerConfig {

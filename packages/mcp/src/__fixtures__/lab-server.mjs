@@ -1,0 +1,102 @@
+// An upstream MCP server for the end-to-end tests: a few tools with schemas, over stdio.
+// LAB_MODE=exit-at-start exits before answering anything; LAB_MODE=hang-at-start never answers.
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+
+const mode = process.env.LAB_MODE ?? 'normal';
+if (mode === 'exit-at-start') {
+  process.stderr.write('lab: cannot open the lab database\n');
+  process.exit(1);
+}
+if (mode === 'hang-at-start') {
+  process.stderr.write('lab: warming up forever\n');
+  setInterval(() => {}, 60_000);
+} else {
+  const events = [];
+  const tools = [
+    {
+      name: 'add',
+      description: 'Add two numbers.',
+      inputSchema: {
+        type: 'object',
+        properties: { a: { type: 'number' }, b: { type: 'number' } },
+        required: ['a', 'b'],
+        additionalProperties: false,
+      },
+      outputSchema: { type: 'object', properties: { sum: { type: 'number' } }, required: ['sum'] },
+    },
+    {
+      name: 'echo',
+      description: 'Repeat the text back.',
+      inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+    },
+    {
+      name: 'wait',
+      description: 'Wait for a number of milliseconds, or until cancelled.',
+      inputSchema: { type: 'object', properties: { ms: { type: 'integer', minimum: 0 } }, required: ['ms'] },
+    },
+    {
+      name: 'events',
+      description: 'What the lab has seen: calls made and calls cancelled.',
+      inputSchema: { type: 'object', properties: {} },
+      outputSchema: {
+        type: 'object',
+        properties: { events: { type: 'array', items: { type: 'string' } } },
+        required: ['events'],
+      },
+    },
+    {
+      name: 'delete_everything',
+      description: 'Delete every record in the lab.',
+      inputSchema: { type: 'object', properties: {} },
+    },
+    {
+      name: 'fail',
+      description: 'Always fails.',
+      inputSchema: { type: 'object', properties: {} },
+    },
+    {
+      name: 'crash',
+      description: 'Kill the lab server process.',
+      inputSchema: { type: 'object', properties: {} },
+    },
+  ];
+
+  const server = new Server({ name: 'lab', version: '1.0.0' }, { capabilities: { tools: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const { name, arguments: input = {} } = request.params;
+    events.push(`called ${name}`);
+    const text = (value) => ({ content: [{ type: 'text', text: value }] });
+    switch (name) {
+      case 'add':
+        return { content: [], structuredContent: { sum: input.a + input.b } };
+      case 'echo':
+        return text(input.text);
+      case 'wait':
+        return await new Promise((resolve) => {
+          const timer = setTimeout(() => resolve(text(`waited ${input.ms} ms`)), input.ms);
+          extra.signal.addEventListener('abort', () => {
+            clearTimeout(timer);
+            events.push('cancelled wait');
+            resolve(text('cancelled'));
+          });
+        });
+      case 'events':
+        return { content: [], structuredContent: { events: [...events] } };
+      case 'delete_everything':
+        events.push('deleted everything');
+        return text('deleted');
+      case 'fail':
+        return { content: [{ type: 'text', text: 'the lab tool failed on purpose' }], isError: true };
+      case 'crash':
+        process.stderr.write('lab: crashing on purpose\n');
+        setTimeout(() => process.exit(3), 10);
+        return await new Promise(() => {});
+      default:
+        return { content: [{ type: 'text', text: `no tool ${name}` }], isError: true };
+    }
+  });
+  await server.connect(new StdioServerTransport());
+}

@@ -1,0 +1,22 @@
+#!/usr/bin/env node
+import { runMcpCommand } from './mcp-command.js';
+
+const controller = new AbortController();
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => controller.abort(`received ${signal}`));
+}
+
+try {
+  process.exitCode = await runMcpCommand(
+    process.argv.slice(2),
+    { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr },
+    controller.signal,
+  );
+} catch (error) {
+  process.stderr.write(
+    `sluice mcp: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
+  process.exitCode = 1;
+}
+// Anything still holding the event loop (a stuck upstream) must not keep the process alive.
+process.exit();

@@ -1,0 +1,7 @@
+export { type McpCommandIo, mcpUsageText, runMcpCommand } from './mcp-command.js';
+export { loadMcpConfig, parseMcpConfig, type SluiceMcpConfig, type UpstreamServerConfig } from './mcp-config.js';
+export { createSluiceMcpServer, type SluiceMcpServer, type SluiceMcpServerOptions } from './mcp-server.js';
+export { type ProgressUpdate, RunProgress, type RunProgressOptions } from './run-progress.js';
+export { toolResultValue } from './upstream-result.js';
+export { UpstreamServer, type UpstreamServerOptions, type UpstreamStatus } from './upstream-server.js';
+export { upstreamToolName, upstreamTools } from './upstream-tools.js';

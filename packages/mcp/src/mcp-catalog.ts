@@ -1,0 +1,134 @@
+import type { CallToolResult, Tool as McpToolDefinition } from '@modelcontextprotocol/sdk/types.js';
+import { createRunCodeTool, type RunCodeTool, readRuntimeLimits, ToolDiscovery } from '@sluice/code-mode';
+import type { CodeRuntime } from '@sluice/code-runtime';
+import { type ApprovalCallback, mayBeAllowed, type PermissionDecision, toolBindingName } from '@sluice/permissions';
+import type { SluiceMcpConfig } from './mcp-config.js';
+import type { UpstreamServer } from './upstream-server.js';
+import { upstreamToolName, upstreamTools } from './upstream-tools.js';
+
+/** What the server offers once the upstreams have started: `run_code` over their tools, and discovery. */
+export interface McpCatalog {
+  readonly runCode: RunCodeTool;
+  /** The `run_code` description, with a note on every upstream that cannot be called right now. */
+  runCodeDescription(): string;
+  /**
+   * For a program that failed naming the namespace of an upstream that cannot be called (it never
+   * started, so its namespace is missing): why, in a sentence for the model.
+   */
+  unavailableNote(failureMessage: string): string | undefined;
+  readonly discovery: ToolDiscovery;
+  /** The runtime's wall-clock budget in milliseconds, when it publishes one. */
+  readonly wallTimeMs: number | undefined;
+}
+
+/** What {@link buildCatalog} needs. */
+export interface McpCatalogInput {
+  readonly config: SluiceMcpConfig;
+  readonly upstreams: readonly UpstreamServer[];
+  readonly context: { readonly codeRuntime: CodeRuntime };
+  readonly log: (line: string) => void;
+  readonly approve: ApprovalCallback;
+  readonly onDecision: (decision: PermissionDecision) => void;
+}
+
+/** Builds the catalog from the upstreams as they are after starting. */
+export function buildCatalog(input: McpCatalogInput): McpCatalog {
+  const { config, upstreams, context } = input;
+  const tools = upstreamTools(upstreams, input.log);
+  const runCode = createRunCodeTool({
+    context,
+    tools,
+    policy: config.policy,
+    permissions: { approve: input.approve, onDecision: input.onDecision },
+    ...(config.declarationsTokenBudget === undefined
+      ? {}
+      : { declarationsTokenBudget: config.declarationsTokenBudget }),
+    ...(config.resultTokenBudget === undefined ? {} : { result: { tokenBudget: config.resultTokenBudget } }),
+  });
+  const declared = tools.filter((tool) => mayBeAllowed(config.policy, tool.name));
+  return {
+    runCode,
+    runCodeDescription() {
+      const problems = upstreams.flatMap((upstream) => {
+        const problem = upstream.problem;
+        return problem === undefined ? [] : [`- ${upstream.name}: ${problem.replace(/\n/g, ' ').trim()}`];
+      });
+      if (problems.length === 0) return runCode.description;
+      return `${runCode.description}\n\nUnavailable servers (their namespaces are missing, or their calls fail):\n${problems.join('\n')}`;
+    },
+    unavailableNote(failureMessage) {
+      const notes = upstreams.flatMap((upstream) => {
+        const problem = upstream.problem;
+        const namespace = toolBindingName(upstreamToolName(upstream.name, 'tool')).namespace;
+        return problem !== undefined && new RegExp(`\\b${namespace}\\b`).test(failureMessage) ? [problem.trim()] : [];
+      });
+      return notes.length === 0 ? undefined : notes.join('\n');
+    },
+    discovery: new ToolDiscovery(declared, context.codeRuntime.language),
+    wallTimeMs: readRuntimeLimits(context.codeRuntime).wallTimeMs,
+  };
+}
+
+/** `search_tools` and `describe_tool`, as listed by `tools/list`. */
+export const discoveryToolDefinitions: readonly McpToolDefinition[] = [
+  {
+    name: 'search_tools',
+    description:
+      'Find upstream tools by words in their names and descriptions, best match first. Returns `namespace.name` paths to call from run_code, with one-line summaries.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        query: { type: 'string', description: 'Words to look for, such as "open issues".' },
+        limit: { type: 'integer', minimum: 1, maximum: 25, description: 'How many results, at most. Default 10.' },
+      },
+      required: ['query'],
+      additionalProperties: false,
+    },
+    annotations: { readOnlyHint: true },
+  },
+  {
+    name: 'describe_tool',
+    description:
+      'The full declaration of one upstream tool, with its input and output types, in the language run_code programs are written in.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        name: { type: 'string', description: 'The tool as `namespace.name`, for example "github.create_issue".' },
+      },
+      required: ['name'],
+      additionalProperties: false,
+    },
+    annotations: { readOnlyHint: true },
+  },
+];
+
+/** Serves `search_tools` or `describe_tool`; `undefined` for any other name. */
+export function serveDiscovery(
+  catalog: McpCatalog,
+  name: string,
+  input: Record<string, unknown>,
+): CallToolResult | undefined {
+  const text = (value: string, isError = false): CallToolResult => ({
+    content: [{ type: 'text', text: value }],
+    isError,
+  });
+  if (name === 'search_tools') {
+    const { query, limit } = input;
+    if (typeof query !== 'string') return text('search_tools needs {"query": "words to look for"}.', true);
+    const hits = catalog.discovery.search(query, typeof limit === 'number' ? limit : 10);
+    if (hits.length === 0) return text(`No tool matches ${JSON.stringify(query)}.`);
+    return text(hits.map((hit) => `${hit.name}: ${hit.summary}`).join('\n'));
+  }
+  if (name === 'describe_tool') {
+    const toolName = input.name;
+    if (typeof toolName !== 'string') return text('describe_tool needs {"name": "namespace.name"}.', true);
+    const declaration = catalog.discovery.describe(toolName);
+    if (declaration !== undefined) return text(declaration);
+    const near = catalog.discovery.search(toolName, 5).map((hit) => hit.name);
+    return text(
+      `No tool is named ${JSON.stringify(toolName)}.${near.length > 0 ? ` Close matches: ${near.join(', ')}.` : ''} Use search_tools to find tools.`,
+      true,
+    );
+  }
+  return undefined;
+}

@@ -1,0 +1,236 @@
+import { readFileSync } from 'node:fs';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  ListToolsRequestSchema,
+  type LoggingLevel,
+  McpError,
+} from '@modelcontextprotocol/sdk/types.js';
+import { type CodeRuntime, InvalidSettingsError } from '@sluice/code-runtime';
+import { createPythonCodeRuntime } from '@sluice/code-runtime-python';
+import { createWorkerThreadCodeRuntime } from '@sluice/code-runtime-worker-thread';
+
+import { createContext } from '@sluice/context';
+import type { ApprovalCallback, PermissionDecision } from '@sluice/permissions';
+import { buildCatalog, discoveryToolDefinitions, type McpCatalog, serveDiscovery } from './mcp-catalog.js';
+import type { SluiceMcpConfig } from './mcp-config.js';
+import { RunProgress } from './run-progress.js';
+import { UpstreamServer } from './upstream-server.js';
+
+/** Options for {@link createSluiceMcpServer}. */
+export interface SluiceMcpServerOptions {
+  /** Receives one line per notable event: upstream stderr, upstreams starting and exiting, denied calls. Default: stderr. */
+  readonly log?: (line: string) => void;
+  /** Runs the programs instead of a runtime created from the config's `language` and `runtime` settings. Not disposed by the server. */
+  readonly runtime?: CodeRuntime;
+}
+
+/** The code-mode MCP server: connect it to a transport, and close it when done. */
+export interface SluiceMcpServer {
+  /** The MCP SDK server, for callers who want to wire it themselves. */
+  readonly server: Server;
+  /** The upstream servers, in config order. */
+  readonly upstreams: readonly UpstreamServer[];
+  /**
+   * Connects to `transport` (a `StdioServerTransport` for `sluice mcp`) and starts every upstream in
+   * parallel. Resolves once connected; `tools/list` waits until every upstream is ready or failed.
+   */
+  connect(transport: Transport): Promise<void>;
+  /** Resolves once every upstream is ready or has failed. */
+  ready(): Promise<void>;
+  /** Cancels the runs in flight, stops the upstreams and the runtime, and closes the transport. Idempotent. */
+  close(): Promise<void>;
+}
+
+/**
+ * Builds the code-mode MCP server for `config`: it offers `run_code` in the configured language over
+ * every upstream's tools (each server a namespace, every call decided by the policy), and
+ * `search_tools` and `describe_tool` for large catalogues. The runtime is created here, so bad
+ * runtime settings throw {@link InvalidSettingsError} (`setting` is `sluice.runtime.<name>`); nothing is
+ * spawned until {@link SluiceMcpServer.connect}.
+ */
+export function createSluiceMcpServer(config: SluiceMcpConfig, options: SluiceMcpServerOptions = {}): SluiceMcpServer {
+  const log = options.log ?? ((line: string) => process.stderr.write(`sluice mcp: ${line}\n`));
+  const version = packageVersion();
+  // A runtime we create is ours to dispose, through the context; one handed in stays the caller's.
+  const owned = options.runtime === undefined ? createContext() : undefined;
+  owned?.provide('codeRuntime', createRuntime(config));
+  const context = owned ?? { codeRuntime: options.runtime as CodeRuntime };
+  const server = new Server(
+    { name: 'sluice', version },
+    {
+      capabilities: { tools: { listChanged: true }, logging: {} },
+      instructions:
+        'Call run_code with a program that calls the upstream tools as async functions; one program can do the work of many tool calls.',
+    },
+  );
+  const upstreams = config.upstreams.map(
+    (upstream) =>
+      new UpstreamServer(upstream, {
+        clientInfo: { name: 'sluice', version },
+        log,
+        onExit: () => void server.sendToolListChanged().catch(() => {}),
+      }),
+  );
+  if (!config.policyConfigured) log('no policy configured: every upstream tool may be called by programs');
+
+  let started: Promise<McpCatalog> | undefined;
+  const catalog = (): Promise<McpCatalog> => {
+    started ??= Promise.all(upstreams.map((upstream) => upstream.start(config.startTimeoutMs))).then(() =>
+      buildCatalog({
+        config,
+        upstreams,
+        context,
+        log,
+        approve: approveThrough(server),
+        onDecision: decisionLogger(log),
+      }),
+    );
+    return started;
+  };
+  const active = new Set<AbortController>();
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    const current = await catalog();
+    return {
+      tools: [
+        {
+          name: 'run_code',
+          description: current.runCodeDescription(),
+          inputSchema: current.runCode.inputSchema as never,
+        },
+        ...discoveryToolDefinitions,
+      ],
+    };
+  });
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const current = await catalog();
+    const input = request.params.arguments ?? {};
+    if (request.params.name !== 'run_code') {
+      const served = serveDiscovery(current, request.params.name, input);
+      if (served === undefined) {
+        throw new McpError(
+          ErrorCode.InvalidParams,
+          `Unknown tool ${JSON.stringify(request.params.name)}: use run_code, search_tools or describe_tool.`,
+        );
+      }
+      return served;
+    }
+    const controller = new AbortController();
+    const onAbort = () => controller.abort(extra.signal.reason ?? 'the MCP client cancelled the request');
+    extra.signal.addEventListener('abort', onAbort, { once: true });
+    active.add(controller);
+    const token = extra._meta?.progressToken;
+    const progress =
+      token === undefined
+        ? undefined
+        : new RunProgress({
+            intervalMs: config.progressIntervalMs,
+            ...(current.wallTimeMs === undefined ? {} : { totalMs: current.wallTimeMs }),
+            send: (update) =>
+              extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, ...update } }),
+          });
+    try {
+      const outcome = await current.runCode.run(input as never, {
+        signal: controller.signal,
+        ...(progress === undefined ? {} : { onEvent: progress.onEvent }),
+      });
+      const result = outcome.result;
+      const level: LoggingLevel = result === undefined || !result.ok ? 'warning' : 'info';
+      const summary =
+        result === undefined
+          ? 'run_code was not run: invalid input'
+          : result.ok
+            ? `run ${result.runId} succeeded in ${result.usage.wallMs} ms with ${result.usage.hostCalls} tool calls`
+            : `run ${result.runId} ended with ${result.failure.kind}: ${result.failure.message}`;
+      server.sendLoggingMessage({ level, logger: 'sluice', data: summary }).catch(() => {});
+      const note =
+        result !== undefined && !result.ok && result.failure.kind === 'exception'
+          ? current.unavailableNote(result.failure.message)
+          : undefined;
+      const text = note === undefined ? outcome.rendered.text : `${outcome.rendered.text}\n[sluice] ${note}\n`;
+      return { content: [{ type: 'text', text }], isError: result === undefined || !result.ok };
+    } finally {
+      progress?.stop();
+      active.delete(controller);
+      extra.signal.removeEventListener('abort', onAbort);
+    }
+  });
+
+  let closing: Promise<void> | undefined;
+  return {
+    server,
+    upstreams,
+    async connect(transport) {
+      await server.connect(transport);
+      void catalog();
+    },
+    async ready() {
+      await catalog();
+    },
+    close() {
+      closing ??= (async () => {
+        for (const controller of active) controller.abort('the Sluice MCP server is shutting down');
+        await Promise.allSettled([owned?.dispose(), ...upstreams.map((upstream) => upstream.close())]);
+        await server.close().catch(() => {});
+      })();
+      return closing;
+    },
+  };
+}
+
+function createRuntime(config: SluiceMcpConfig): CodeRuntime {
+  try {
+    return config.language === 'python'
+      ? createPythonCodeRuntime(config.runtime as never)
+      : createWorkerThreadCodeRuntime(config.runtime as never);
+  } catch (error) {
+    if (!InvalidSettingsError.isInstance(error)) throw error;
+    throw new InvalidSettingsError({
+      message: `sluice.runtime: ${error.message}`,
+      setting: `sluice.runtime.${error.setting}`,
+      cause: error,
+    });
+  }
+}
+
+/** Asks the MCP client's user through elicitation, when the client supports it; otherwise every `ask` is a denial. */
+function approveThrough(server: Server): ApprovalCallback {
+  return async (request) => {
+    if (server.getClientCapabilities()?.elicitation === undefined) {
+      return { decision: 'deny', reason: 'this MCP client cannot ask its user for approval' };
+    }
+    const answer = await server.elicitInput(
+      {
+        message: `A program wants to call ${request.binding} (tool ${request.tool}) with ${JSON.stringify(request.arguments)}. Allow this one call?`,
+        requestedSchema: { type: 'object', properties: {} },
+      },
+      { signal: request.signal },
+    );
+    return answer.action === 'accept'
+      ? { decision: 'allow' }
+      : { decision: 'deny', reason: `the user chose ${answer.action}` };
+  };
+}
+
+function decisionLogger(log: (line: string) => void): (decision: PermissionDecision) => void {
+  return (decision) => {
+    if (decision.decision === 'deny')
+      log(`[policy] denied ${decision.tool} (${decision.deniedBy}): ${decision.message}`);
+  };
+}
+
+function packageVersion(): string {
+  try {
+    const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+      version?: string;
+    };
+    return manifest.version ?? '0.0.0';
+  } catch {
+    return '0.0.0';
+  }
+}

@@ -1,0 +1,236 @@
+"""One run, in a child just forked from the zygote: contain the process, run one program, report, exit."""
+
+import asyncio
+import builtins
+import gc
+import os
+import resource
+import signal
+import socket
+import sys
+import traceback
+
+import sluice_channel
+import sluice_containment
+import sluice_program
+import sluice_values
+
+PROTOCOL_VERSION = sluice_channel.PROTOCOL_VERSION
+
+#: The only environment a program sees; `{directory}` is its private working directory. Pinned by a test.
+CHILD_ENVIRONMENT = {'HOME': '{directory}', 'LANG': 'C.UTF-8', 'TMPDIR': '{directory}'}
+
+#: Exit codes for a child that could not report: the runner itself failed, or memory ran out while reporting.
+EXIT_RUNNER_FAILED = 70
+EXIT_OUT_OF_MEMORY = 71
+
+
+def run_child(order, sockets, context):
+    """Never returns. `sockets` are the control, stdout and stderr connections the zygote opened for this run."""
+    try:
+        _prepare_process(order, sockets, context)
+        channel = sluice_channel.Channel(3)
+        loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(loop)
+        layers, limits = sluice_containment.apply(
+            context['layers'],
+            context['memoryBytes'],
+            context['cpuSeconds'],
+            context['readable'],
+            order['directory'],
+            context['seccompFilter'],
+        )
+        started = {'v': PROTOCOL_VERSION, 'type': 'started', 'layers': _fixed_layers() + layers, **limits}
+        effective = limits['addressSpaceBytes']
+        if effective is not None and effective < context['requiredBytes']:
+            started['error'] = _gate_message(effective, context['requiredBytes'])
+        _warm_up(loop)
+        channel.send(started)
+        if 'error' in started:
+            os._exit(0)
+        request = channel.read_first_frame()
+        _run(channel, loop, request)
+    except MemoryError:
+        os._exit(EXIT_OUT_OF_MEMORY)
+    except BaseException:  # noqa: BLE001  (the runner reports what it can, then leaves)
+        try:
+            os.write(2, traceback.format_exc().encode('utf-8', 'replace'))
+        finally:
+            os._exit(EXIT_RUNNER_FAILED)
+    os._exit(0)
+
+
+async def _warm_up_program():
+    await asyncio.sleep(0)
+    return ()
+
+
+def _warm_up(loop):
+    # A child waits as a spare before its run; touching the compiler and the event loop now copies
+    # their pages (copy-on-write) off the run's critical path.
+    code = sluice_program.compile_program('value = [1]\nreturn value\n')
+    del code
+    loop.run_until_complete(_warm_up_program())
+
+
+def prepare_environment():
+    """Run once in the zygote: its environment becomes the children's, so a child changes only its directory."""
+    os.environ.clear()
+    os.environ.update({name: value.format(directory='/') for name, value in CHILD_ENVIRONMENT.items()})
+
+
+def _fixed_layers():
+    return ['session', 'environment', 'directory', 'descriptors']
+
+
+def _gate_message(effective, required):
+    return (
+        f'The address-space limit this process really got is {effective} bytes (an inherited `ulimit -v` is '
+        f'stricter than the memoryBytes setting), but the output budgets need at least {required} bytes. '
+        'Raise the inherited limit, or lower valueBytes, hostCallBytes and logBytes.'
+    )
+
+
+def _prepare_process(order, sockets, context):
+    os.setsid()
+    sluice_containment.set_parent_death_signal(signal.SIGKILL)
+    if os.getppid() != context['zygotePid']:
+        os._exit(0)  # The zygote died between fork and here; nobody would reap or kill this run.
+    sluice_containment.set_child_subreaper()
+    signal.set_wakeup_fd(-1)
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    control, stdout, stderr = (sock.detach() for sock in sockets)
+    null = os.open(os.devnull, os.O_RDWR)
+    os.dup2(null, 0)
+    os.dup2(stdout, 1)
+    os.dup2(stderr, 2)
+    os.dup2(control, 3, inheritable=False)
+    sluice_containment.close_descriptors_from(4)
+    directory = order['directory']
+    # The zygote's environment is already exactly CHILD_ENVIRONMENT (see prepare_environment); only the directory differs.
+    for name, value in CHILD_ENVIRONMENT.items():
+        if '{directory}' in value:
+            os.environ[name] = value.format(directory=directory)
+    os.umask(0o077)
+    os.mkdir(directory, 0o700)
+    os.chdir(directory)
+
+
+def _run(channel, loop, request):
+    limits = request['limits']
+    channel.attach(loop, limits)
+    budget = sluice_channel.LogBudget(limits['logBytes'] + 4096)
+    sys.stdout = sluice_channel.log_stream(channel, 'stdout', budget)
+    sys.stderr = sluice_channel.log_stream(channel, 'stderr', budget)
+    builtins.HostCallError = sluice_channel.HostCallError
+    # Head-room for reporting: freed when the program runs out of memory.
+    reserve = bytearray(256 * 1024)
+    try:
+        code = sluice_program.compile_program(request['program'])
+    except SyntaxError as error:
+        _finish(channel, {'ok': False, 'error': {'kind': 'exception', **sluice_program.describe_error(error)}})
+        return
+    program_globals = {'__name__': '__main__', '__builtins__': builtins, 'asyncio': asyncio}
+    for namespace, names in request['bindings'].items():
+        program_globals[namespace] = _namespace(channel, namespace, names)
+    outcome = None
+    try:
+        exec(code, program_globals)
+        main = program_globals.pop('__program__')
+        has_value, value = sluice_program.unwrap(loop.run_until_complete(main()))
+        outcome = _value_outcome(value, limits) if has_value else {'ok': True}
+    except MemoryError as error:
+        del reserve
+        traceback.clear_frames(error.__traceback__)
+        error.__traceback__ = None
+        gc.collect()
+        outcome = {'ok': False, 'error': {'kind': 'memory', 'name': 'MemoryError', 'message': 'MemoryError'}}
+    except BaseException as error:  # noqa: BLE001  (SystemExit and KeyboardInterrupt are program errors too)
+        outcome = {'ok': False, 'error': {'kind': 'exception', **sluice_program.describe_error(error)}}
+    _finish(channel, outcome)
+
+
+def _value_outcome(value, limits):
+    problem, encoded, size = sluice_values.check_and_encode(value, limits['depth'], limits['valueBytes'])
+    if problem is not None:
+        return {'ok': False, 'error': {'kind': 'invalid-output', 'message': problem}}
+    if encoded is None:
+        message = f'{size} or more bytes of JSON'
+        return {'ok': False, 'error': {'kind': 'output-limit', 'message': message}}
+    return {'ok': True, 'value': value}
+
+
+def _finish(channel, outcome):
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:  # noqa: BLE001, S110
+            pass
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    outcome['usage'] = {
+        'cpuMs': round((usage.ru_utime + usage.ru_stime) * 1000, 3),
+        'peakMemoryBytes': usage.ru_maxrss * 1024,
+    }
+    # End of output first, then the result, then end of frames: the host finishes the run once it
+    # has all three, without waiting for this process to be torn down.
+    _shut_down(1)
+    _shut_down(2)
+    try:
+        channel.send({'v': PROTOCOL_VERSION, 'type': 'done', **outcome})
+    except sluice_channel.ChannelClosed:
+        pass
+    _shut_down(3)
+    os._exit(0)
+
+
+def _shut_down(fd):
+    try:
+        connection = socket.socket(fileno=fd)
+    except OSError:
+        return
+    try:
+        connection.shutdown(socket.SHUT_WR)
+    except OSError:
+        pass
+    finally:
+        connection.detach()
+
+
+class _Namespace:
+    """One binding namespace: an attribute per granted host function."""
+
+    def __init__(self, namespace, functions):
+        object.__setattr__(self, '_namespace', namespace)
+        object.__setattr__(self, '_functions', functions)
+
+    def __getattr__(self, name):
+        functions = object.__getattribute__(self, '_functions')
+        if name in functions:
+            return functions[name]
+        namespace = object.__getattribute__(self, '_namespace')
+        raise AttributeError(f'{namespace} has no function {name!r}; available: {", ".join(sorted(functions)) or "none"}')
+
+    def __dir__(self):
+        return sorted(object.__getattribute__(self, '_functions'))
+
+    def __repr__(self):
+        namespace = object.__getattribute__(self, '_namespace')
+        return f'<host functions {namespace}: {", ".join(sorted(object.__getattribute__(self, "_functions")))}>'
+
+
+def _namespace(channel, namespace, names):
+    return _Namespace(namespace, {name: _host_function(channel, namespace, name) for name in names})
+
+
+def _host_function(channel, namespace, name):
+    async def host_function(*args, **kwargs):
+        if args and kwargs:
+            raise TypeError(f'{namespace}.{name}() takes keyword arguments or one positional argument, not both')
+        if len(args) > 1:
+            raise TypeError(f'{namespace}.{name}() takes at most one positional argument ({len(args)} given)')
+        value = args[0] if args else (kwargs if kwargs else None)
+        return await channel.call(namespace, name, value)
+
+    host_function.__name__ = name
+    host_function.__qualname__ = f'{namespace}.{name}'
+    return host_function

@@ -1,0 +1,241 @@
+"""The zygote: a pre-started interpreter with the runner loaded that forks one child per run.
+
+Started by the host as `python -I -S -B sluice_zygote.py <config JSON>`. It reads commands (`fork`,
+`kill`) as JSON lines on stdin and writes reports (`ready`, `forked`, `exit`, `boot-error`) as JSON
+lines on stdout. With `--probe` it only writes `ready` (or `boot-error`) and exits.
+"""
+
+import sys
+
+if sys.version_info < (3, 10) or sys.implementation.name != 'cpython':
+    sys.stdout.write(
+        '{"v":1,"type":"boot-error","message":"CPython 3.10 or newer is needed; this is %s %s at %s."}\n'
+        % (sys.implementation.name, sys.version.split()[0], sys.executable.replace('"', "'"))
+    )
+    sys.exit(3)
+
+import asyncio  # noqa: E402,F401  (loaded here once, so every child starts with it)
+import gc  # noqa: E402
+import json  # noqa: E402
+import os  # noqa: E402
+import select  # noqa: E402
+import signal  # noqa: E402
+import socket  # noqa: E402
+import time  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sluice_containment  # noqa: E402
+import sluice_probe  # noqa: E402
+import sluice_runner  # noqa: E402
+import sluice_seccomp  # noqa: E402
+
+# The runner's own directory leaves the import path: a program cannot import from it, and Landlock need not allow it.
+sys.path.pop(0)
+
+PROTOCOL_VERSION = 1
+_SWEEP_SECONDS = 2.0
+
+
+def _report(frame):
+    data = (json.dumps(frame, separators=(',', ':')) + '\n').encode('utf-8')
+    while data:
+        data = data[os.write(1, data) :]
+
+
+class Zygote:
+    def __init__(self, config, ready):
+        self.config = config
+        self.context = {
+            'layers': ready['layers'],
+            'memoryBytes': config['memoryBytes'],
+            'cpuSeconds': config['cpuSeconds'],
+            'requiredBytes': config['requiredBytes'],
+            'readable': sluice_containment.read_paths(),
+            'zygotePid': os.getpid(),
+            'seccompFilter': sluice_seccomp.Filter() if 'seccomp' in ready['layers'] else None,
+        }
+        self.runs = {}  # pid -> run number, for children not yet reaped
+        self.children_file = f'/proc/self/task/{os.getpid()}/children'
+
+    def serve(self):
+        wake_read, wake_write = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+        signal.set_wakeup_fd(wake_write, warn_on_full_buffer=False)
+        signal.signal(signal.SIGCHLD, lambda _signal, _frame: None)
+        poller = select.poll()
+        poller.register(0, select.POLLIN)
+        poller.register(wake_read, select.POLLIN)
+        commands = bytearray()
+        while True:
+            for fd, _events in poller.poll():
+                if fd == wake_read:
+                    while True:
+                        try:
+                            if not os.read(wake_read, 4096):
+                                break
+                        except BlockingIOError:
+                            break
+                    self.reap()
+                    continue
+                data = os.read(0, 65536)
+                if not data:
+                    self.shutdown()
+                    return
+                commands += data
+                while b'\n' in commands:
+                    line, _, rest = bytes(commands).partition(b'\n')
+                    commands = bytearray(rest)
+                    self.command(json.loads(line))
+
+    def command(self, frame):
+        if frame['type'] == 'fork':
+            self.fork(frame)
+        elif frame['type'] == 'kill':
+            for pid, run in list(self.runs.items()):
+                if run == frame['run']:
+                    _kill(pid)
+
+    def fork(self, order):
+        sockets = []
+        try:
+            for stream in ('control', 'stdout', 'stderr'):
+                connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                sockets.append(connection)
+                connection.connect(self.config['socket'])
+                hello = {'v': PROTOCOL_VERSION, 'type': 'hello', 'token': order['token'], 'stream': stream}
+                connection.sendall((json.dumps(hello, separators=(',', ':')) + '\n').encode())
+            pid = os.fork()
+        except OSError as error:
+            for connection in sockets:
+                connection.close()
+            _report({'v': PROTOCOL_VERSION, 'type': 'exit', 'run': order['run'], 'error': f'could not start: {error}'})
+            return
+        if pid == 0:
+            sluice_runner.run_child(order, sockets, self.context)
+        for connection in sockets:
+            connection.close()
+        self.runs[pid] = order['run']
+        _report({'v': PROTOCOL_VERSION, 'type': 'forked', 'run': order['run'], 'pid': pid})
+
+    def reap(self):
+        while True:
+            try:
+                pid, status, usage = os.wait4(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            run = self.runs.pop(pid, None)
+            if run is None:
+                continue  # a stray from an earlier sweep
+            _kill_group(pid)  # whatever is left of its process group; the pid itself may be reused now
+            self.sweep()
+            report = {'v': PROTOCOL_VERSION, 'type': 'exit', 'run': run, 'code': None, 'signal': None}
+            if os.WIFSIGNALED(status):
+                report['signal'] = os.WTERMSIG(status)
+            else:
+                report['code'] = os.WEXITSTATUS(status)
+            report['cpuMs'] = round((usage.ru_utime + usage.ru_stime) * 1000, 3)
+            report['maxRssBytes'] = usage.ru_maxrss * 1024
+            _report(report)
+
+    def sweep(self):
+        """Kills every child of the zygote that is not a live run: descendants of ended runs, reparented here."""
+        deadline = time.monotonic() + _SWEEP_SECONDS
+        killed = set()
+        while time.monotonic() < deadline:
+            strays = [pid for pid in self.children() if pid not in self.runs]
+            if not strays:
+                return
+            for pid in strays:
+                if pid not in killed:
+                    _kill(pid)
+                    killed.add(pid)
+                try:
+                    os.waitpid(pid, os.WNOHANG)
+                except ChildProcessError:
+                    pass
+            time.sleep(0.0005)
+
+    def children(self):
+        try:
+            with open(self.children_file) as listing:
+                return [int(pid) for pid in listing.read().split()]
+        except FileNotFoundError:
+            return _children_by_scan(os.getpid())
+
+    def shutdown(self):
+        """The host closed stdin: kill every run and wait for them, so nothing outlives the zygote."""
+        for pid in list(self.runs):
+            _kill(pid)
+        deadline = time.monotonic() + _SWEEP_SECONDS
+        while self.runs and time.monotonic() < deadline:
+            self.reap()
+            time.sleep(0.001)
+        self.sweep()
+
+
+def _kill_group(pid):
+    try:
+        os.kill(-pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _kill(pid):
+    for target in (-pid, pid):
+        try:
+            os.kill(target, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+def _children_by_scan(parent):
+    children = []
+    for entry in os.listdir('/proc'):
+        if entry.isdigit():
+            try:
+                with open(f'/proc/{entry}/stat') as stat:
+                    fields = stat.read().rpartition(')')[2].split()
+                if int(fields[1]) == parent:
+                    children.append(int(entry))
+            except (OSError, IndexError, ValueError):
+                pass
+    return children
+
+
+def boot(config):
+    """The `ready` report: what this interpreter is, which layers hold, and the budget gate's verdict."""
+    disabled = config.get('disabledLayers', [])
+    probe = sluice_probe.probe(config['memoryBytes'], config['cpuSeconds'], config['directory'], disabled)
+    effective = probe['addressSpaceBytes']
+    if effective is not None and effective < config['requiredBytes']:
+        return {'v': PROTOCOL_VERSION, 'type': 'boot-error', 'message': sluice_runner._gate_message(effective, config['requiredBytes'])}
+    return {
+        'v': PROTOCOL_VERSION,
+        'type': 'ready',
+        'pid': os.getpid(),
+        'executable': sys.executable,
+        'version': sys.version.split()[0],
+        'euid': os.geteuid(),
+        **probe,
+    }
+
+
+def main():
+    config = json.loads(sys.argv[1])
+    ready = boot(config)
+    if ready['type'] != 'ready' or '--probe' in sys.argv:
+        _report(ready)
+        return
+    sluice_containment.set_parent_death_signal(signal.SIGKILL)
+    sluice_containment.set_child_subreaper()
+    zygote = Zygote(config, ready)
+    sluice_runner.prepare_environment()
+    gc.collect()
+    gc.freeze()
+    _report(ready)
+    zygote.serve()
+
+
+if __name__ == '__main__':
+    main()

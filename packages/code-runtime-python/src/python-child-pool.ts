@@ -1,0 +1,225 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PythonChild } from './python-child.js';
+import { type InterpreterResolution, resolveInterpreter } from './python-interpreter.js';
+import { missingLayers } from './python-isolation.js';
+import type { PythonRuntimeConfig } from './python-settings.js';
+import { HostSocketServer } from './python-socket-server.js';
+import { Zygote, zygoteResponseMs } from './python-zygote.js';
+import type { ReadyReport, ZygoteReport } from './wire-frames.js';
+
+/** Options of {@link PythonChildPool} that only tests change. */
+export interface PoolOptions {
+  /** Containment layers the zygote must not apply (to show a test fails without them). */
+  readonly disabledLayers?: readonly string[];
+  /** How long a fork may go unanswered before the zygote is replaced. */
+  readonly zygoteResponseMs?: number;
+  /** Children forked ahead of demand, contained and waiting for a program. */
+  readonly spareChildren?: number;
+}
+
+/** The zygote script, shipped in the package's `python/` folder. */
+export const zygoteScript = fileURLToPath(new URL('../python/sluice_zygote.py', import.meta.url));
+
+/** Interpreter flags: isolated mode, no site-packages unless allowed, no bytecode files, UTF-8 mode. */
+export function zygoteFlags(config: PythonRuntimeConfig): string[] {
+  return ['-I', ...(config.allowSitePackages ? [] : ['-S']), '-B', '-X', 'utf8'];
+}
+
+interface Environment {
+  readonly executable: string;
+  readonly directory: string;
+  readonly server: HostSocketServer;
+}
+
+interface ZygoteState {
+  readonly environment: Environment;
+  readonly zygote: Zygote;
+  readonly ready: ReadyReport;
+  readonly children: Map<number, PythonChild>;
+}
+
+type Failure = { readonly failure: string };
+
+/**
+ * Hands out contained, waiting children, one per run. Starts everything lazily: resolves the
+ * interpreter once, opens a private directory and socket, boots the zygote, and keeps a few spare
+ * children forked ahead. A zygote that dies or stops answering is replaced at the next request.
+ */
+export class PythonChildPool {
+  readonly #spares: PythonChild[] = [];
+  readonly #gone = new Set<Promise<void>>();
+  #environment: Promise<Environment | Failure> | undefined;
+  #state: ZygoteState | undefined;
+  #starting: Promise<ZygoteState | Failure> | undefined;
+  #permanentFailure: string | undefined;
+  #lastReady: ReadyReport | undefined;
+  #runNumber = 0;
+  #closed = false;
+
+  constructor(
+    private readonly config: PythonRuntimeConfig,
+    private readonly options: PoolOptions = {},
+  ) {}
+
+  /** The last zygote's ready report: what this machine applies. */
+  get readyReport(): ReadyReport | undefined {
+    return this.#lastReady;
+  }
+
+  /** Why no child can ever be had, once that is known (no interpreter, a failed budget gate, missing containment). */
+  get permanentFailure(): string | undefined {
+    return this.#permanentFailure;
+  }
+
+  /** A child waiting for its program, or why there is none. A child that dies before it is handed out is replaced. */
+  async acquire(): Promise<PythonChild | Failure> {
+    let failure = 'the Python child ended before its program started';
+    for (let attempt = 0; attempt < 4; attempt += 1) {
+      const state = await this.#ensureZygote();
+      if ('failure' in state) return state;
+      if (this.#closed) return { failure: 'the code runtime was disposed' };
+      const spare = this.#spares.shift();
+      const child = spare ?? this.#fork(state);
+      this.#topUp(state);
+      const problem = await child.ready;
+      if (problem === undefined && child.usable) return child;
+      failure = problem ?? failure;
+      // A spare may have died while it waited, and a dead zygote is replaced: both are worth another try.
+      if (spare === undefined && !state.zygote.dead) break;
+    }
+    return { failure };
+  }
+
+  /** Kills the spares and the zygote (which kills its children), and removes the private directory. */
+  async shutdown(): Promise<void> {
+    this.#closed = true;
+    for (const spare of this.#spares.splice(0)) spare.discard();
+    const state = this.#state ?? (await this.#starting?.catch(() => undefined));
+    if (state !== undefined && 'zygote' in state) await state.zygote.stop();
+    await Promise.all(this.#gone);
+    const environment = await this.#environment;
+    if (environment !== undefined && 'server' in environment) {
+      await environment.server.close();
+      await rm(environment.directory, { recursive: true, force: true });
+    }
+  }
+
+  async #ensureZygote(): Promise<ZygoteState | Failure> {
+    if (this.#permanentFailure !== undefined) return { failure: this.#permanentFailure };
+    if (this.#state !== undefined && !this.#state.zygote.dead) return this.#state;
+    this.#starting ??= this.#startZygote().finally(() => {
+      this.#starting = undefined;
+    });
+    return this.#starting;
+  }
+
+  async #startZygote(): Promise<ZygoteState | Failure> {
+    const environment = await this.#ensureEnvironment();
+    if ('failure' in environment) {
+      this.#permanentFailure = environment.failure;
+      return environment;
+    }
+    const { config } = this;
+    const children = new Map<number, PythonChild>();
+    let state: ZygoteState | undefined;
+    const zygote = new Zygote(
+      {
+        executable: environment.executable,
+        flags: zygoteFlags(config),
+        script: zygoteScript,
+        config: {
+          socket: environment.server.path,
+          directory: environment.directory,
+          memoryBytes: config.memoryBytes,
+          cpuSeconds: config.cpuSeconds,
+          requiredBytes: config.requiredBytes,
+          disabledLayers: this.options.disabledLayers ?? [],
+        },
+      },
+      (report) => this.#route(children, report),
+      (message) => {
+        for (const child of children.values()) child.orphaned(message);
+        if (state !== undefined && this.#state === state) this.#state = undefined;
+      },
+      this.options.zygoteResponseMs ?? zygoteResponseMs,
+    );
+    const ready = await zygote.ready;
+    if ('failure' in ready) {
+      const message = `The Python zygote did not start: ${ready.failure}`;
+      if (zygote.bootError) this.#permanentFailure = message;
+      return { failure: message };
+    }
+    this.#lastReady = ready;
+    const missing = missingLayers(ready);
+    if (config.requireContainment && missing.length > 0) {
+      await zygote.stop();
+      this.#permanentFailure = `The requireContainment setting is on, and this machine cannot apply ${missing
+        .map(({ layer, reason }) => `${layer} (${reason})`)
+        .join(', ')}; no program will run. Turn requireContainment off to run with the layers available.`;
+      return { failure: this.#permanentFailure };
+    }
+    state = { environment, zygote, ready, children };
+    this.#state = state;
+    return state;
+  }
+
+  #ensureEnvironment(): Promise<Environment | Failure> {
+    this.#environment ??= (async () => {
+      const interpreter: InterpreterResolution = await resolveInterpreter(this.config);
+      if ('failure' in interpreter) return interpreter;
+      // Unix socket paths are short (108 bytes), so a long TMPDIR falls back to /tmp.
+      const base = tmpdir().length > 60 ? '/tmp' : tmpdir();
+      const directory = await mkdtemp(join(base, 'sluice-python-'));
+      const server = await HostSocketServer.listen(join(directory, 'host.sock'));
+      return { executable: interpreter.executable, directory, server };
+    })();
+    return this.#environment;
+  }
+
+  #fork(state: ZygoteState): PythonChild {
+    const { environment } = state;
+    this.#runNumber += 1;
+    const runNumber = this.#runNumber;
+    const token = randomBytes(16).toString('hex');
+    const directory = join(environment.directory, `r${runNumber}`);
+    let child: PythonChild | undefined;
+    const unexpect = environment.server.expect(token, (stream, socket, rest) => child?.attach(stream, socket, rest));
+    child = new PythonChild(
+      runNumber,
+      directory,
+      { config: this.config, expectedLayers: state.ready.layers },
+      state.zygote,
+      unexpect,
+    );
+    state.children.set(runNumber, child);
+    const gone = child.gone.then(() => {
+      state.children.delete(runNumber);
+      this.#gone.delete(gone);
+    });
+    this.#gone.add(gone);
+    state.zygote.fork(runNumber, token, directory);
+    return child;
+  }
+
+  #topUp(state: ZygoteState): void {
+    const target = this.options.spareChildren ?? 2;
+    while (!this.#closed && this.#spares.length < target && !state.zygote.dead) {
+      const spare = this.#fork(state);
+      this.#spares.push(spare);
+      void spare.ready.then((problem) => {
+        if (problem === undefined) return;
+        const index = this.#spares.indexOf(spare);
+        if (index !== -1) this.#spares.splice(index, 1);
+      });
+    }
+  }
+
+  #route(children: Map<number, PythonChild>, report: ZygoteReport): void {
+    if (report.type === 'forked') children.get(report.run)?.forked(report.pid);
+    else if (report.type === 'exit') children.get(report.run)?.exited(report);
+  }
+}

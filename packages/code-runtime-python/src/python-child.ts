@@ -1,0 +1,338 @@
+import { rm } from 'node:fs/promises';
+import type { Socket } from 'node:net';
+import { type LogLevel, utf8ByteLength } from '@sluice/code-runtime';
+import type { RunController } from '@sluice/code-runtime-kit';
+import { JsonLineReader } from './json-lines.js';
+import { ByteLogSplitter, LogLineSplitter } from './log-lines.js';
+import { failureOfExit, outcomeOfDone, protocolMessage } from './python-outcome.js';
+import { type PythonRuntimeConfig, valueDepthLimit } from './python-settings.js';
+import type { Zygote } from './python-zygote.js';
+import {
+  type CallFrame,
+  type ChildFrame,
+  type ChildStream,
+  type DoneFrame,
+  parseChildFrame,
+  type StartedFrame,
+  wireProtocolVersion,
+  type ZygoteReport,
+} from './wire-frames.js';
+
+type ExitReport = Extract<ZygoteReport, { type: 'exit' }>;
+
+/** What every child of one runtime shares. */
+export interface ChildContext {
+  readonly config: PythonRuntimeConfig;
+  /** The layers each child must report in `started`: exactly what the zygote's probe found. */
+  readonly expectedLayers: readonly string[];
+}
+
+const streams: readonly ChildStream[] = ['control', 'stdout', 'stderr'];
+const exitGraceMs = 2_000;
+
+/**
+ * One forked child as the host sees it: its three connections, its `started` frame, then one run.
+ * It settles {@link ready} once the child is contained and waiting (or with why it never will be),
+ * serves exactly one run, and ends when the run has its result and the child's channels are closed
+ * (or the zygote says it exited). The child is never reused.
+ */
+export class PythonChild {
+  /** `undefined` once the child waits for its program; otherwise why it cannot run one. */
+  readonly ready: Promise<string | undefined>;
+  /** Resolves once the child is gone and its working directory removed. */
+  readonly gone: Promise<void>;
+  readonly #sockets = new Map<ChildStream, Socket>();
+  readonly #ended = new Set<ChildStream>();
+  readonly #reader: JsonLineReader;
+  #settleReady!: (failure: string | undefined) => void;
+  #settleGone!: () => void;
+  #state: 'starting' | 'ready' | 'failed' = 'starting';
+  #pid: number | undefined;
+  #run: RunController | undefined;
+  #done: DoneFrame | undefined;
+  #exit: ExitReport | undefined;
+  #exitTimer: ReturnType<typeof setTimeout> | undefined;
+  #lastCallId = 0;
+  #loggedBytes = 0;
+  #preRunOutput = '';
+  #released = false;
+  #splitters: {
+    stdout: LogLineSplitter;
+    stderr: LogLineSplitter;
+    rawStdout: ByteLogSplitter;
+    rawStderr: ByteLogSplitter;
+  };
+
+  constructor(
+    readonly runNumber: number,
+    readonly directory: string,
+    private readonly context: ChildContext,
+    private readonly zygote: Zygote,
+    private readonly unexpect: () => void,
+  ) {
+    this.ready = new Promise((resolve) => {
+      this.#settleReady = resolve;
+    });
+    this.gone = new Promise((resolve) => {
+      this.#settleGone = resolve;
+    });
+    const { config } = context;
+    this.#reader = new JsonLineReader(
+      config.lineBytes,
+      (value) => this.#frame(value),
+      (problem) => this.#violation(problem),
+    );
+    const partial = config.limits.logBytes + 1;
+    this.#splitters = {
+      stdout: new LogLineSplitter(partial, (text) => this.#log('log', text)),
+      stderr: new LogLineSplitter(partial, (text) => this.#log('error', text)),
+      rawStdout: new ByteLogSplitter(partial, (text) => this.#log('log', text)),
+      rawStderr: new ByteLogSplitter(partial, (text) => this.#log('error', text)),
+    };
+  }
+
+  /** One of the child's connections arrived, with whatever followed its hello line. */
+  attach(stream: ChildStream, socket: Socket, rest: Buffer): void {
+    if (this.#released) {
+      socket.destroy();
+      return;
+    }
+    this.#sockets.set(stream, socket);
+    socket.on('error', () => {});
+    socket.on('end', () => this.#streamEnded(stream));
+    socket.on('close', () => this.#streamEnded(stream));
+    const onData =
+      stream === 'control'
+        ? (chunk: Buffer) => this.#reader.push(chunk)
+        : (chunk: Buffer) => this.#rawOutput(stream, chunk);
+    socket.on('data', onData);
+    if (rest.length > 0) onData(rest);
+    socket.resume();
+  }
+
+  /** The zygote's `forked` report. */
+  forked(pid: number): void {
+    this.#pid = pid;
+  }
+
+  /** The zygote's `exit` report: the child and everything it started are gone. */
+  exited(report: ExitReport): void {
+    if (this.#exit !== undefined) return;
+    this.#exit = report;
+    this.#fail(this.#startFailure(report));
+    if (this.#released) {
+      void this.#cleanUp();
+    } else if (this.#run === undefined) {
+      this.#release();
+    } else {
+      // The channels normally close with the process; an escaped descendant holding one gets a grace period.
+      this.#exitTimer = setTimeout(() => this.#settle(true), exitGraceMs);
+      this.#settle(false);
+    }
+  }
+
+  /** Whether the child waits, contained, for a program. */
+  get usable(): boolean {
+    return this.#state === 'ready' && this.#run === undefined && !this.#released && this.#exit === undefined;
+  }
+
+  /** The zygote died: the kernel kills its children with it, and no exit report will come. */
+  orphaned(message: string): void {
+    this.exited({ v: 1, type: 'exit', run: this.runNumber, error: message });
+  }
+
+  /** Hands the waiting child its one program. */
+  assign(run: RunController, program: string, bindings: ReadonlyMap<string, readonly string[]>): void {
+    this.#run = run;
+    run.signal.addEventListener('abort', () => this.#release(), { once: true });
+    if (run.ended) return;
+    const { limits } = this.context.config;
+    this.#write({
+      v: wireProtocolVersion,
+      type: 'run',
+      program,
+      bindings: Object.fromEntries(bindings),
+      limits: {
+        valueBytes: limits.valueBytes,
+        hostCallBytes: limits.hostCallBytes,
+        logBytes: limits.logBytes,
+        depth: valueDepthLimit,
+      },
+    });
+  }
+
+  /** Kills a child that will not be used (a spare at shutdown). */
+  discard(): void {
+    this.#fail('the child was discarded');
+    this.#release();
+  }
+
+  #frame(value: unknown): void {
+    const parsed = parseChildFrame(value);
+    if (!('frame' in parsed)) {
+      this.#violation(parsed.problem);
+      return;
+    }
+    const frame: ChildFrame = parsed.frame;
+    if (this.#state !== 'ready') {
+      if (frame.type === 'started' && this.#state === 'starting') this.#started(frame);
+      else this.#violation(`a ${frame.type} frame before started`);
+      return;
+    }
+    const run = this.#run;
+    if (run === undefined || frame.type === 'started') {
+      this.#violation(`a ${frame.type} frame before its program was sent`);
+      return;
+    }
+    if (this.#done !== undefined) {
+      this.#violation(`a ${frame.type} frame after done`);
+      return;
+    }
+    if (frame.type === 'log') {
+      if (this.#loggedBytes <= this.context.config.limits.logBytes) this.#splitters[frame.stream].push(frame.text);
+    } else if (frame.type === 'call') {
+      this.#call(run, frame);
+    } else {
+      this.#done = frame;
+      this.#settle(false);
+    }
+  }
+
+  #started(frame: StartedFrame): void {
+    if (frame.error !== undefined) {
+      this.#fail(frame.error);
+      this.#release();
+      return;
+    }
+    const expected = ['session', 'environment', 'directory', 'descriptors', ...this.context.expectedLayers];
+    const missing = expected.filter((layer) => !frame.layers.includes(layer));
+    if (missing.length > 0 || frame.layers.length !== expected.length) {
+      this.#fail(`the Python child applied containment layers [${frame.layers}], not [${expected}]`);
+      this.#release();
+      return;
+    }
+    this.#state = 'ready';
+    this.#settleReady(undefined);
+  }
+
+  #call(run: RunController, frame: CallFrame): void {
+    if (frame.id <= this.#lastCallId) {
+      this.#violation(`call id ${frame.id} after call id ${this.#lastCallId}`);
+      return;
+    }
+    this.#lastCallId = frame.id;
+    void run.call(frame.namespace, frame.name, frame.input).then((reply) => {
+      if (reply === undefined || run.ended) return;
+      this.#write(
+        reply.ok
+          ? { v: wireProtocolVersion, type: 'reply', id: frame.id, ok: true, value: reply.value }
+          : { v: wireProtocolVersion, type: 'reply', id: frame.id, ok: false, error: reply.error },
+      );
+    });
+  }
+
+  #write(frame: object): void {
+    const control = this.#sockets.get('control');
+    if (control === undefined || control.destroyed) return;
+    // Backpressure: while the child is not taking replies, stop reading its calls.
+    if (!control.write(`${JSON.stringify(frame)}\n`)) {
+      control.pause();
+      control.once('drain', () => control.resume());
+    }
+  }
+
+  #rawOutput(stream: ChildStream, chunk: Buffer): void {
+    if (this.#run === undefined) {
+      if (this.#preRunOutput.length < 4096) this.#preRunOutput += chunk.toString('utf8').slice(0, 4096);
+      return;
+    }
+    (stream === 'stdout' ? this.#splitters.rawStdout : this.#splitters.rawStderr).push(chunk);
+  }
+
+  #log(level: LogLevel, text: string): void {
+    const run = this.#run;
+    const { logBytes } = this.context.config.limits;
+    if (run === undefined || this.#loggedBytes > logBytes) return;
+    run.log(level, text);
+    this.#loggedBytes += utf8ByteLength(text) + 1;
+    if (this.#loggedBytes > logBytes) {
+      // The budget is spent: what the child writes to fd 1 and 2 from now on is refused at the source.
+      for (const stream of ['stdout', 'stderr'] as const) this.#sockets.get(stream)?.destroy();
+    }
+  }
+
+  #streamEnded(stream: ChildStream): void {
+    if (this.#ended.has(stream)) return;
+    this.#ended.add(stream);
+    if (stream === 'stdout') this.#splitters.rawStdout.flush();
+    if (stream === 'stderr') this.#splitters.rawStderr.flush();
+    this.#settle(false);
+  }
+
+  #settle(graceOver: boolean): void {
+    const run = this.#run;
+    if (run === undefined || run.ended) return;
+    const allEnded = streams.every((stream) => this.#ended.has(stream));
+    if (this.#done !== undefined && (allEnded || this.#exit !== undefined)) {
+      this.#flushLogs();
+      run.finish(...outcomeOfDone(this.#done, this.context.config));
+    } else if (this.#exit !== undefined && (allEnded || graceOver)) {
+      this.#flushLogs();
+      run.finish(...failureOfExit(this.#exit, this.context.config));
+    }
+  }
+
+  #flushLogs(): void {
+    for (const splitter of Object.values(this.#splitters)) splitter.flush();
+  }
+
+  #violation(problem: string): void {
+    this.#reader.stop();
+    if (this.#run === undefined) {
+      this.#fail(`the Python child sent ${problem} while starting`);
+      this.#release();
+      return;
+    }
+    this.#run.finish({ ok: false, failure: { kind: 'protocol', message: protocolMessage(problem) } });
+  }
+
+  #fail(failure: string): void {
+    if (this.#state !== 'starting') return;
+    this.#state = 'failed';
+    this.#settleReady(failure);
+  }
+
+  #startFailure(report: ExitReport): string {
+    const detail = this.#preRunOutput.trim().split('\n').slice(-1)[0];
+    const [outcome] = failureOfExit(report, this.context.config);
+    const message = outcome.ok ? 'the child ended' : outcome.failure.message;
+    return detail ? `${message} (${detail})` : message;
+  }
+
+  /** Kills the child (unless the zygote already reported it gone) and closes its channels. Idempotent. */
+  #release(): void {
+    if (this.#released) return;
+    this.#released = true;
+    this.#reader.stop();
+    this.unexpect();
+    if (this.#exit === undefined) {
+      // Until the zygote reaps it, the pid is still this child's, so the group kill cannot hit a stranger.
+      if (this.#pid !== undefined) {
+        try {
+          process.kill(-this.#pid, 'SIGKILL');
+        } catch {
+          // Already gone.
+        }
+      }
+      this.zygote.kill(this.runNumber);
+    }
+    for (const socket of this.#sockets.values()) socket.destroy();
+    if (this.#exit !== undefined) void this.#cleanUp();
+  }
+
+  async #cleanUp(): Promise<void> {
+    clearTimeout(this.#exitTimer);
+    await rm(this.directory, { recursive: true, force: true }).catch(() => {});
+    this.#settleGone();
+  }
+}

@@ -1,0 +1,123 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Bindings, type CodeRun, type CodeRunRequest, normalizeBindings } from '@sluice/code-runtime';
+import { CodeRuntimeBase, type RunController } from '@sluice/code-runtime-kit';
+import { type PoolOptions, PythonChildPool, zygoteFlags, zygoteScript } from './python-child-pool.js';
+import { resolveInterpreterSync } from './python-interpreter.js';
+import { isolationSentence } from './python-isolation.js';
+import { type PythonCodeRuntimeSettings, type PythonRuntimeConfig, resolvePythonSettings } from './python-settings.js';
+import { parseZygoteReport, type ReadyReport } from './wire-frames.js';
+
+/**
+ * Runs Python programs in CPython children forked from a zygote, one fresh child per run, contained
+ * by the kernel (see `isolation`). Create it with {@link createPythonCodeRuntime}.
+ */
+export class PythonCodeRuntime extends CodeRuntimeBase {
+  readonly id = 'python';
+  readonly language = 'python' as const;
+  readonly #pool: PythonChildPool;
+  #probed: ReadyReport | string | undefined;
+  #requestBindings: Bindings | undefined;
+
+  /** Prefer {@link createPythonCodeRuntime}; `options` exist for tests. */
+  constructor(
+    private readonly config: PythonRuntimeConfig,
+    options: PoolOptions = {},
+  ) {
+    super(config.limits);
+    this.#pool = new PythonChildPool(config, options);
+  }
+
+  /**
+   * What contains a program on this machine, from the layers the zygote's probe really applied.
+   * Read before the first run, it probes once, synchronously (about a tenth of a second).
+   */
+  get isolation(): string {
+    const failure = this.#pool.permanentFailure;
+    if (failure !== undefined) return `No program can run: ${failure}`;
+    if (this.#pool.readyReport === undefined && this.#probed === undefined) this.#probed = probeSync(this.config);
+    const ready = this.#pool.readyReport ?? this.#probed!;
+    return typeof ready === 'string' ? `No program can run: ${ready}` : isolationSentence(ready, this.config);
+  }
+
+  override start(request: CodeRunRequest): CodeRun {
+    // The base class validates the request and calls launch() synchronously; launch needs the names.
+    this.#requestBindings = typeof request === 'object' && request !== null ? request.bindings : undefined;
+    try {
+      return super.start(request);
+    } finally {
+      this.#requestBindings = undefined;
+    }
+  }
+
+  protected launch(run: RunController, program: string): void {
+    const bindings = bindingNames(this.#requestBindings);
+    void this.#pool.acquire().then((child) => {
+      if ('failure' in child) {
+        run.finish({ ok: false, failure: { kind: 'substrate-exit', message: child.failure } });
+      } else if (run.ended) {
+        child.discard();
+      } else {
+        child.assign(run, program, bindings);
+      }
+    });
+  }
+
+  protected shutdown(): Promise<void> {
+    return this.#pool.shutdown();
+  }
+}
+
+/**
+ * Creates a Python code runtime. Synchronous and free of I/O: settings are checked here (throwing
+ * `InvalidSettingsError`); the interpreter is resolved and the zygote started at the first run.
+ */
+export function createPythonCodeRuntime(settings: PythonCodeRuntimeSettings = {}): PythonCodeRuntime {
+  return new PythonCodeRuntime(resolvePythonSettings(settings, process.env));
+}
+
+function bindingNames(bindings: Bindings | undefined): Map<string, string[]> {
+  const names = new Map<string, string[]>();
+  for (const { namespace, name } of normalizeBindings(bindings).values()) {
+    const list = names.get(namespace) ?? [];
+    list.push(name);
+    names.set(namespace, list);
+  }
+  return names;
+}
+
+function probeSync(config: PythonRuntimeConfig): ReadyReport | string {
+  const interpreter = resolveInterpreterSync(config);
+  if ('failure' in interpreter) return interpreter.failure;
+  const directory = mkdtempSync(join(tmpdir(), 'sluice-python-probe-'));
+  try {
+    const probeConfig = {
+      socket: '',
+      directory,
+      memoryBytes: config.memoryBytes,
+      cpuSeconds: config.cpuSeconds,
+      requiredBytes: config.requiredBytes,
+      disabledLayers: [],
+    };
+    const result = spawnSync(
+      interpreter.executable,
+      [...zygoteFlags(config), zygoteScript, JSON.stringify(probeConfig), '--probe'],
+      { env: {}, encoding: 'utf8', timeout: 30_000, maxBuffer: 64 * 1024 },
+    );
+    let report: unknown;
+    try {
+      report = JSON.parse(result.stdout.split('\n')[0] ?? '');
+    } catch {
+      return `the containment probe failed: ${(result.stderr ?? '').trim().split('\n').slice(-1)[0] ?? 'no output'}`;
+    }
+    const parsed = parseZygoteReport(report);
+    if (!('frame' in parsed)) return `the containment probe sent ${parsed.problem}`;
+    return parsed.frame.type === 'ready'
+      ? parsed.frame
+      : `the containment probe failed: ${JSON.stringify(parsed.frame)}`;
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
+}

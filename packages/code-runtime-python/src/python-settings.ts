@@ -1,0 +1,150 @@
+import { InvalidSettingsError } from '@sluice/code-runtime';
+import {
+  booleanSetting,
+  checkSettingsObject,
+  defaultRunLimits,
+  integerSetting,
+  type RunLimits,
+  stringSetting,
+} from '@sluice/code-runtime-kit';
+
+/** Settings of {@link createPythonCodeRuntime}. Every field is optional; budgets cannot be changed per run. */
+export interface PythonCodeRuntimeSettings {
+  /**
+   * The Python interpreter to run: a path or a command on `PATH`. Default: the environment variable
+   * `SLUICE_PYTHON_EXECUTABLE`, then `python3`. It is asked once for its real executable (so a
+   * version-manager shim is not paid per run) and must be CPython 3.10 or newer.
+   */
+  readonly pythonExecutable?: string;
+  /** Wall-clock budget per run in milliseconds, time waiting on host calls included. Default 30,000. */
+  readonly wallTimeMs?: number;
+  /** CPU budget per run in milliseconds, rounded up to whole seconds (`RLIMIT_CPU`). Default 10,000. */
+  readonly cpuTimeMs?: number;
+  /** Address space per run in bytes (`RLIMIT_AS`). Default 512 MiB; must fit the output budgets (see README). */
+  readonly memoryBytes?: number;
+  /** UTF-8 bytes of log text kept per run. Default 64 KiB. */
+  readonly logBytes?: number;
+  /** UTF-8 bytes of the returned value's JSON. Default 1 MiB. */
+  readonly valueBytes?: number;
+  /** UTF-8 bytes of one host call's argument, and of its result, as JSON. Default 1 MiB. */
+  readonly hostCallBytes?: number;
+  /** Host calls per run, refused ones included. Default 1,000. */
+  readonly hostCalls?: number;
+  /** Host calls in flight at once per run. Default 16. */
+  readonly concurrentHostCalls?: number;
+  /** UTF-8 bytes of program source. Default 256 KiB. */
+  readonly sourceBytes?: number;
+  /** Whether the interpreter's site-packages are importable (the interpreter then starts without `-S`). Default `false`. */
+  readonly allowSitePackages?: boolean;
+  /**
+   * Whether to refuse to run (every run fails with `substrate-exit`) when this machine cannot apply
+   * a containment layer: Landlock, the seccomp filter, or dropping capabilities. Default `false`:
+   * run with what is available, and say so in `isolation`.
+   */
+  readonly requireContainment?: boolean;
+}
+
+/** Validated settings, with defaults filled in. */
+export interface PythonRuntimeConfig {
+  /** The interpreter command as configured, and where it came from. */
+  readonly executable: string;
+  readonly executableSource: 'setting' | 'environment' | 'default';
+  readonly limits: RunLimits;
+  readonly cpuSeconds: number;
+  readonly memoryBytes: number;
+  readonly allowSitePackages: boolean;
+  readonly requireContainment: boolean;
+  /** What the budget gate demands of the address-space limit a child really gets. */
+  readonly requiredBytes: number;
+  /** The longest line the host accepts from a child on fd 3. */
+  readonly lineBytes: number;
+}
+
+/** The environment variable naming the interpreter when the setting does not. */
+export const pythonExecutableVariable = 'SLUICE_PYTHON_EXECUTABLE';
+
+/** Address space the interpreter itself needs before a program allocates anything: the budget gate's baseline. */
+export const interpreterBaselineBytes = 40 * 1024 * 1024;
+
+/** How many times its size an output may cost in memory while it is built, encoded and framed. */
+export const outputSafetyMultiple = 8;
+
+/** The deepest nesting of arrays and objects a value crossing fd 3 may have. */
+export const valueDepthLimit = 64;
+
+const mebibyte = 1024 * 1024;
+const envelopeBytes = 64 * 1024;
+
+const settingNames = [
+  'pythonExecutable',
+  'wallTimeMs',
+  'cpuTimeMs',
+  'memoryBytes',
+  'logBytes',
+  'valueBytes',
+  'hostCallBytes',
+  'hostCalls',
+  'concurrentHostCalls',
+  'sourceBytes',
+  'allowSitePackages',
+  'requireContainment',
+] as const;
+
+/** Reads and checks `settings`, throwing {@link InvalidSettingsError} naming the first bad one. No I/O. */
+export function resolvePythonSettings(
+  settings: unknown,
+  environment: Readonly<Record<string, string | undefined>>,
+): PythonRuntimeConfig {
+  checkSettingsObject(settings, settingNames);
+  const bytes = { min: 1, max: 1024 * mebibyte };
+  const limits: RunLimits = {
+    wallTimeMs: integerSetting(settings, 'wallTimeMs', defaultRunLimits.wallTimeMs, { min: 1, max: 86_400_000 }),
+    logBytes: integerSetting(settings, 'logBytes', defaultRunLimits.logBytes, bytes),
+    valueBytes: integerSetting(settings, 'valueBytes', defaultRunLimits.valueBytes, bytes),
+    hostCallBytes: integerSetting(settings, 'hostCallBytes', defaultRunLimits.hostCallBytes, bytes),
+    hostCalls: integerSetting(settings, 'hostCalls', defaultRunLimits.hostCalls, { min: 0, max: 1_000_000 }),
+    concurrentHostCalls: integerSetting(settings, 'concurrentHostCalls', defaultRunLimits.concurrentHostCalls, {
+      min: 1,
+      max: 10_000,
+    }),
+    sourceBytes: integerSetting(settings, 'sourceBytes', defaultRunLimits.sourceBytes, { min: 1, max: 64 * mebibyte }),
+  };
+  const cpuTimeMs = integerSetting(settings, 'cpuTimeMs', 10_000, { min: 1, max: 86_400_000 });
+  const memoryBytes = integerSetting(settings, 'memoryBytes', 512 * mebibyte, {
+    min: interpreterBaselineBytes,
+    max: 2 ** 48,
+  });
+  const requiredBytes = requiredAddressSpace(limits);
+  if (requiredBytes > memoryBytes) {
+    throw new InvalidSettingsError({
+      message: `Setting memoryBytes is ${memoryBytes}, but the output budgets need at least ${requiredBytes} bytes: ${interpreterBaselineBytes} for the interpreter plus ${outputSafetyMultiple} times the largest of valueBytes, hostCallBytes and logBytes. Raise memoryBytes or lower those budgets.`,
+      setting: 'memoryBytes',
+    });
+  }
+  const configured = stringSetting(settings, 'pythonExecutable');
+  const fromEnvironment = environment[pythonExecutableVariable];
+  const [executable, executableSource] =
+    configured !== undefined
+      ? ([configured, 'setting'] as const)
+      : fromEnvironment !== undefined && fromEnvironment !== ''
+        ? ([fromEnvironment, 'environment'] as const)
+        : (['python3', 'default'] as const);
+  return {
+    executable,
+    executableSource,
+    limits,
+    cpuSeconds: Math.ceil(cpuTimeMs / 1000),
+    memoryBytes,
+    allowSitePackages: booleanSetting(settings, 'allowSitePackages', false),
+    requireContainment: booleanSetting(settings, 'requireContainment', false),
+    requiredBytes,
+    lineBytes: Math.max(limits.valueBytes, limits.hostCallBytes) + envelopeBytes,
+  };
+}
+
+/** The budget gate: the interpreter's baseline plus a safety multiple of the largest output budget. */
+export function requiredAddressSpace(limits: Pick<RunLimits, 'valueBytes' | 'hostCallBytes' | 'logBytes'>): number {
+  return (
+    interpreterBaselineBytes + outputSafetyMultiple * Math.max(limits.valueBytes, limits.hostCallBytes, limits.logBytes)
+  );
+}

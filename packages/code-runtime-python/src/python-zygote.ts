@@ -1,0 +1,167 @@
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { JsonLineReader } from './json-lines.js';
+import { parseZygoteReport, type ReadyReport, wireProtocolVersion, type ZygoteReport } from './wire-frames.js';
+
+/** How the zygote is started: the resolved interpreter, its flags, and its configuration. */
+export interface ZygoteLaunch {
+  readonly executable: string;
+  readonly flags: readonly string[];
+  readonly script: string;
+  readonly config: object;
+}
+
+/** How long a fork may go unanswered before the zygote is declared stuck and replaced. */
+export const zygoteResponseMs = 10_000;
+
+const reportLineBytes = 64 * 1024;
+const stderrKeptBytes = 16 * 1024;
+
+/**
+ * The zygote process, seen from the host: commands in on stdin, reports out on stdout. It settles
+ * `ready` once, with the ready report or a failure message; after that, reports go to `onReport`
+ * and its death (or being stuck) to `onDeath`, once.
+ */
+export class Zygote {
+  readonly ready: Promise<ReadyReport | { readonly failure: string }>;
+  readonly #child: ChildProcessWithoutNullStreams;
+  readonly #exited: Promise<void>;
+  readonly #unanswered = new Map<number, ReturnType<typeof setTimeout>>();
+  #settleReady!: (value: ReadyReport | { readonly failure: string }) => void;
+  #isReady = false;
+  #dead = false;
+  #bootError = false;
+  #stderr = '';
+
+  constructor(
+    launch: ZygoteLaunch,
+    private readonly onReport: (report: ZygoteReport) => void,
+    private readonly onDeath: (message: string) => void,
+    private readonly responseMs = zygoteResponseMs,
+  ) {
+    this.ready = new Promise((resolve) => {
+      this.#settleReady = resolve;
+    });
+    this.#child = spawn(launch.executable, [...launch.flags, launch.script, JSON.stringify(launch.config)], {
+      env: {},
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: true,
+    });
+    this.#exited = new Promise((resolve) => this.#child.once('close', () => resolve()));
+    const reader = new JsonLineReader(
+      reportLineBytes,
+      (value) => this.#report(value),
+      (problem) => this.#die(`the zygote sent ${problem}`),
+    );
+    this.#child.stdout.on('data', (chunk: Buffer) => reader.push(chunk));
+    this.#child.stderr.on('data', (chunk: Buffer) => {
+      if (this.#stderr.length < stderrKeptBytes) this.#stderr += chunk.toString('utf8').slice(0, stderrKeptBytes);
+    });
+    this.#child.stdin.on('error', () => {});
+    this.#child.once('error', (error: NodeJS.ErrnoException) => this.#die(spawnProblem(launch.executable, error)));
+    this.#child.once('exit', (code, signal) => {
+      const how = signal === null ? `exited with code ${code}` : `was killed by ${signal}`;
+      const detail = this.#stderr.trim() === '' ? '' : `: ${this.#stderr.trim().split('\n').slice(-3).join(' / ')}`;
+      this.#die(`the Python zygote ${how}${detail}`);
+    });
+  }
+
+  /** The zygote's process id, once spawned. */
+  get pid(): number | undefined {
+    return this.#child.pid;
+  }
+
+  get dead(): boolean {
+    return this.#dead;
+  }
+
+  /** Whether the zygote refused to boot (a budget gate, an unsupported interpreter): starting another would not help. */
+  get bootError(): boolean {
+    return this.#bootError;
+  }
+
+  /** Asks for one child. Its `forked` (or failed `exit`) report must come within the response time. */
+  fork(run: number, token: string, directory: string): void {
+    if (this.#dead) return;
+    this.#unanswered.set(
+      run,
+      setTimeout(
+        () => this.#die(`the Python zygote did not answer a fork within ${this.responseMs} ms`),
+        this.responseMs,
+      ),
+    );
+    this.#send({ v: wireProtocolVersion, type: 'fork', run, token, directory });
+  }
+
+  /** Asks the zygote to kill a child's process group (it knows whether the pid is still that child's). */
+  kill(run: number): void {
+    if (!this.#dead) this.#send({ v: wireProtocolVersion, type: 'kill', run });
+  }
+
+  /**
+   * Stops the zygote: closing its stdin makes it kill every child, reap them and exit (their exit
+   * reports still arrive). A zygote that does not exit within the grace period is killed.
+   */
+  async stop(graceMs = 3_000): Promise<void> {
+    if (!this.#dead) {
+      this.#child.stdin.end();
+      const timer = setTimeout(() => this.#die('the Python zygote did not stop in time'), graceMs);
+      await this.#exited;
+      clearTimeout(timer);
+    }
+    this.#die('the Python zygote was stopped');
+    await this.#exited;
+  }
+
+  #send(command: object): void {
+    this.#child.stdin.write(`${JSON.stringify(command)}\n`);
+  }
+
+  #report(value: unknown): void {
+    const parsed = parseZygoteReport(value);
+    if (!('frame' in parsed)) {
+      this.#die(`the zygote sent ${parsed.problem}`);
+      return;
+    }
+    const report = parsed.frame;
+    if (!this.#isReady) {
+      if (report.type === 'ready' || report.type === 'boot-error') {
+        this.#isReady = true;
+        this.#bootError = report.type === 'boot-error';
+        this.#settleReady(report.type === 'ready' ? report : { failure: report.message });
+        if (report.type === 'boot-error') this.#die(report.message);
+        return;
+      }
+      this.#die(`the zygote sent ${report.type} before ready`);
+      return;
+    }
+    if (report.type === 'forked' || report.type === 'exit') {
+      clearTimeout(this.#unanswered.get(report.run));
+      this.#unanswered.delete(report.run);
+    }
+    this.onReport(report);
+  }
+
+  #die(message: string): void {
+    if (this.#dead) return;
+    this.#dead = true;
+    for (const timer of this.#unanswered.values()) clearTimeout(timer);
+    this.#unanswered.clear();
+    const pid = this.#child.pid;
+    if (pid !== undefined) {
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    }
+    this.#child.stdin.destroy();
+    this.#settleReady({ failure: message });
+    this.onDeath(message);
+  }
+}
+
+function spawnProblem(executable: string, error: NodeJS.ErrnoException): string {
+  if (error.code === 'ENOENT') return `${executable} was not found`;
+  if (error.code === 'EACCES') return `${executable} is not executable`;
+  return `${executable} could not be started: ${error.message}`;
+}

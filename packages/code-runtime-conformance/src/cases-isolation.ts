@@ -19,7 +19,7 @@ const cleanProbe: Record<CodeRuntimeLanguage, JsonValue> = {
     parsed: { a: 1 },
     echoed: { echoed: 'probe' },
   },
-  python: { leaked: false, pi: true, len: 2, shared: false, echoed: { echoed: 'probe' } },
+  python: { leaked: false, pi: true, abs: 2, shared: false, echoed: { echoed: 'probe' } },
 };
 
 /**

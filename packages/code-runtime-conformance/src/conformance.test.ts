@@ -164,7 +164,7 @@ const behaviours: Record<ConformanceProgramName, Behaviour> = {
     run.finish({ ok: false, failure: { kind: 'memory', limitBytes: memoryBytes, message } });
   },
   pollute: async (run, { globals }) => {
-    for (const name of ['leaked', 'polluted', 'includes', 'parse', 'shared_state', 'pi', 'len', 'tools.echo']) {
+    for (const name of ['leaked', 'polluted', 'includes', 'parse', 'shared_state', 'pi', 'abs', 'tools.echo']) {
       globals.set(name, 'from the previous run');
     }
     run.finish({ ok: true, value: 'polluted' });
@@ -176,7 +176,7 @@ const behaviours: Record<ConformanceProgramName, Behaviour> = {
         ? {
             leaked: globals.has('leaked'),
             pi: !globals.has('pi'),
-            len: globals.has('len') ? -1 : 2,
+            abs: globals.has('abs') ? -1 : 2,
             shared: globals.has('shared_state'),
             echoed,
           }

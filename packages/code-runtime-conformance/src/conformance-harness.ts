@@ -10,7 +10,7 @@ import type {
   JsonValue,
 } from '@sluice/code-runtime';
 import { afterAll, beforeAll, expect } from 'vitest';
-import type { ConformanceBudgets } from './conformance-options.js';
+import { type ConformanceBudgets, caseTimeoutMs } from './conformance-options.js';
 import type { ConformancePrograms } from './programs.js';
 
 /** What every group of cases gets: the provider under test and its language's programs. */
@@ -28,10 +28,10 @@ export function useRuntime(suite: ConformanceSuite, budgets: ConformanceBudgets)
   let runtime: CodeRuntime | undefined;
   beforeAll(async () => {
     runtime = await suite.create(budgets);
-  });
+  }, caseTimeoutMs);
   afterAll(async () => {
     await runtime?.dispose();
-  });
+  }, caseTimeoutMs);
   return () => {
     if (runtime === undefined) throw new Error('The conformance runtime was not created; see the beforeAll error.');
     return runtime;
@@ -56,21 +56,21 @@ export function recording(
   implementation: (input: JsonValue, context: HostCallContext) => Promise<JsonValue> | JsonValue,
 ): RecordingHostFunction {
   const invocations: HostInvocation[] = [];
-  const fn = (input: JsonValue, context: HostCallContext) => {
+  const host = (input: JsonValue, context: HostCallContext) => {
     invocations.push({ input, context, abortedAtCall: context.signal.aborted });
     return implementation(input, context);
   };
-  return Object.assign(fn, { invocations });
+  return Object.assign(host, { invocations });
 }
 
 /** A host function that resolves with `{ echoed: input }`; `invoked` resolves at its first call. */
 export function echo(): RecordingHostFunction & { readonly invoked: Promise<void> } {
   const invoked = deferred();
-  const fn = recording((input) => {
+  const host = recording((input) => {
     invoked.resolve();
     return { echoed: input };
   });
-  return Object.assign(fn, { invoked: invoked.promise });
+  return Object.assign(host, { invoked: invoked.promise });
 }
 
 /**
@@ -79,13 +79,13 @@ export function echo(): RecordingHostFunction & { readonly invoked: Promise<void
  */
 export function waitForever(): RecordingHostFunction & { readonly invoked: Promise<void> } {
   const invoked = deferred();
-  const fn = recording((_input, { signal }) => {
+  const host = recording((_input, { signal }) => {
     invoked.resolve();
     return new Promise((_resolve, reject) => {
       signal.addEventListener('abort', () => reject(new Error('the run ended')), { once: true });
     });
   });
-  return Object.assign(fn, { invoked: invoked.promise });
+  return Object.assign(host, { invoked: invoked.promise });
 }
 
 /** A promise with its resolver, for waiting on something a callback will see. */

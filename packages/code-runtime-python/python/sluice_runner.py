@@ -9,6 +9,7 @@ import signal
 import socket
 import sys
 import traceback
+import types
 
 import sluice_channel
 import sluice_containment
@@ -122,7 +123,6 @@ def _run(channel, loop, request):
     budget = sluice_channel.LogBudget(limits['logBytes'] + 4096)
     sys.stdout = sluice_channel.log_stream(channel, 'stdout', budget)
     sys.stderr = sluice_channel.log_stream(channel, 'stderr', budget)
-    builtins.HostCallError = sluice_channel.HostCallError
     # Head-room for reporting: freed when the program runs out of memory.
     reserve = bytearray(256 * 1024)
     try:
@@ -130,7 +130,7 @@ def _run(channel, loop, request):
     except SyntaxError as error:
         _finish(channel, {'ok': False, 'error': {'kind': 'exception', **sluice_program.describe_error(error)}})
         return
-    program_globals = {'__name__': '__main__', '__builtins__': builtins, 'asyncio': asyncio}
+    program_globals = {'__name__': '__main__', '__builtins__': _program_builtins(), 'asyncio': asyncio}
     for namespace, names in request['bindings'].items():
         program_globals[namespace] = _namespace(channel, namespace, names)
     outcome = None
@@ -148,6 +148,19 @@ def _run(channel, loop, request):
     except BaseException as error:  # noqa: BLE001  (SystemExit and KeyboardInterrupt are program errors too)
         outcome = {'ok': False, 'error': {'kind': 'exception', **sluice_program.describe_error(error)}}
     _finish(channel, outcome)
+
+
+def _program_builtins():
+    """A copy of the builtins module for the program, also what `import builtins` gives it.
+
+    What the program does to its builtins (`builtins.len = ...`) then changes only its own code,
+    not the runner and asyncio underneath it, which keep the real ones.
+    """
+    module = types.ModuleType('builtins', builtins.__doc__)
+    module.__dict__.update(builtins.__dict__)
+    module.HostCallError = sluice_channel.HostCallError
+    sys.modules['builtins'] = module
+    return module
 
 
 def _value_outcome(value, limits):

@@ -1,0 +1,6 @@
+export {
+  type AiSdkRunCodeTool,
+  type AiSdkRunCodeToolOptions,
+  createAiSdkRunCodeTool,
+} from './ai-sdk-run-code-tool.js';
+export { type ConvertedTools, convertAiSdkTools, type ExecutionOptionsLookup } from './ai-sdk-tools.js';

@@ -58,6 +58,19 @@ export function describeHostCallCases(suite: ConformanceSuite): void {
     );
 
     it(
+      'raises TypeError in the program for more than one argument, without calling the host',
+      async () => {
+        const tool = echo();
+        const result = successOf(
+          await runtime().run({ program: programs.badArguments, bindings: { tools: { echo: tool } } }),
+        );
+        expect(result.value).toEqual(suite.language === 'python' ? ['TypeError', 'TypeError'] : ['TypeError']);
+        expect(tool.invocations).toEqual([]);
+      },
+      caseTimeoutMs,
+    );
+
+    it(
       'refuses a name that was not granted, without invoking any host function',
       async () => {
         const secret = recording(() => 'the crown jewels');

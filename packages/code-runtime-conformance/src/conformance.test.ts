@@ -116,6 +116,10 @@ const behaviours: Record<ConformanceProgramName, Behaviour> = {
     const admin = namespaces.includes('admin') ? await call(run, 'admin', 'secret', { want: 'everything' }) : undefined;
     run.finish({ ok: true, value: [secret, admin].map((reply) => (reply?.ok ? 'called' : 'refused')) });
   },
+  badArguments: async (run, { language }) => {
+    // The program's own binding refuses these before anything reaches the host.
+    run.finish({ ok: true, value: language === 'python' ? ['TypeError', 'TypeError'] : ['TypeError'] });
+  },
   waitForHost: async (run) => {
     run.log('log', 'waiting');
     await callValue(run, 'tools', 'wait');

@@ -58,6 +58,18 @@ export const pythonPrograms = {
     '    outcomes.append("refused")',
     'return outcomes',
   ),
+  badArguments: lines(
+    'outcomes = []',
+    'for attempt in (lambda: tools.echo("one", "two"), lambda: tools.echo("one", text="two")):',
+    '    try:',
+    '        await attempt()',
+    '        outcomes.append("called")',
+    '    except TypeError:',
+    '        outcomes.append("TypeError")',
+    '    except Exception:',
+    '        outcomes.append("another error")',
+    'return outcomes',
+  ),
   waitForHost: lines('print("waiting")', 'await tools.wait()', 'return "not reached"'),
   fireAndForget: lines(
     'import asyncio',

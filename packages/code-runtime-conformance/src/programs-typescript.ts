@@ -71,6 +71,16 @@ export const typescriptPrograms = {
     '}',
     'return outcomes;',
   ),
+  badArguments: lines(
+    'const outcomes: string[] = [];',
+    'try {',
+    "  await tools.echo('one', 'two');",
+    "  outcomes.push('called');",
+    '} catch (error) {',
+    "  outcomes.push(error instanceof TypeError ? 'TypeError' : 'another error');",
+    '}',
+    'return outcomes;',
+  ),
   waitForHost: lines("console.log('waiting');", 'await tools.wait();', "return 'not reached';"),
   fireAndForget: lines("tools.slow('ignored');", "await tools.echo('after');", "return 'done';"),
   eventsInOrder: lines(

@@ -24,6 +24,7 @@ describe('@sluice/code-runtime-conformance surface', () => {
 
   it('has the same programs, by these names, in every language', () => {
     const names = [
+      'badArguments',
       'callNotGranted',
       'catchHostError',
       'concurrentIdentity',

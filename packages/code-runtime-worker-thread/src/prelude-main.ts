@@ -99,6 +99,21 @@ export function preludeMain(
     atomicsStore(logHeader, 0, logPosition);
   }
 
+  // A call leaves a marker in the log stream, so the host, reading lines while the program is
+  // still running, never shows a line before the call that came first.
+  function writeMarker(id: number): void {
+    if (logData === undefined || logHeader === undefined) return;
+    const digits = `${id}`;
+    if (logPosition + digits.length + 2 > logData.length) return;
+    logData[logPosition] = 6;
+    for (let index = 0; index < digits.length; index += 1) {
+      logData[logPosition + 1 + index] = apply(charCodeAt, digits, [index]);
+    }
+    logData[logPosition + 1 + digits.length] = 10;
+    logPosition += digits.length + 2;
+    atomicsStore(logHeader, 0, logPosition);
+  }
+
   function writeLog(level: number, text: string): void {
     let start = 0;
     for (;;) {
@@ -222,6 +237,7 @@ export function preludeMain(
         const input = args.length === 0 || args[0] === undefined ? null : args[0];
         const id = callCount;
         const encoded = writeJson(input, 1 / 0);
+        writeMarker(id);
         post(`["call",${logPosition},${id},${stringify(namespace)},${stringify(name)},${stringify(encoded)}]`);
         return new PromiseConstructor((resolve, reject) => {
           pending[id] = { resolve, reject };

@@ -3,20 +3,24 @@ import type { LogLevel } from '@sluice/code-runtime';
 const levels: readonly LogLevel[] = ['log', 'info', 'debug', 'warn', 'error'];
 const headerBytes = 16;
 const chunk = 8192;
+const markerCode = 6;
 
 /**
  * Size of a worker's log buffer for a log budget: the prelude sends at most `logBytes` bytes of
  * lines (each at least one byte with its newline) as UTF-16 units plus one level unit each, and
  * then one cut line that crosses the budget.
  */
-export function logBufferBytes(logBytes: number): number {
-  return headerBytes + 2 * (2 * logBytes + 16);
+export function logBufferBytes(logBytes: number, hostCalls: number): number {
+  // Each call also leaves a marker: a unit, up to 7 digits, a newline.
+  return headerBytes + 2 * (2 * logBytes + 16 + 9 * (hostCalls + 2));
 }
 
 /**
  * Host-side reader of the log buffer a worker shares with the host. The prelude writes each line
  * as a level unit, the text and a newline, then publishes the new end in the header; so the host
  * can read every line a program printed even after killing its worker in the middle of a loop.
+ * A call leaves a marker line (level unit 6, then the call id): reading stops at the marker of a
+ * call the host has not dispatched yet, so lines are never shown before the call that preceded them.
  */
 export class LogReader {
   readonly #header: Int32Array;
@@ -42,12 +46,17 @@ export class LogReader {
    * Emits every complete line up to `end` (by default the published end). Returns `false` when
    * the buffer does not hold well-formed lines there, which the host treats as a protocol breach.
    */
-  read(emit: (level: LogLevel, text: string) => void, end: number = this.published): boolean {
+  read(
+    emit: (level: LogLevel, text: string) => void,
+    end: number = this.published,
+    passMarker: (callId: number) => boolean = () => true,
+  ): boolean {
     if (!Number.isSafeInteger(end) || end < this.#position || end > this.#data.length) return end === this.#position;
     const data = this.#data;
     while (this.#position < end) {
-      const level = levels[data[this.#position]! - 1];
-      if (level === undefined) return false;
+      const code = data[this.#position]!;
+      const level = levels[code - 1];
+      if (level === undefined && code !== markerCode) return false;
       const start = this.#position + 1;
       let newline = start;
       while (newline < end && data[newline] !== 10) newline += 1;
@@ -55,6 +64,12 @@ export class LogReader {
       let text = '';
       for (let from = start; from < newline; from += chunk) {
         text += String.fromCharCode(...data.subarray(from, Math.min(newline, from + chunk)));
+      }
+      if (level === undefined) {
+        if (!/^[0-9]{1,9}$/.test(text)) return false;
+        if (!passMarker(Number(text))) return true;
+        this.#position = newline + 1;
+        continue;
       }
       this.#position = newline + 1;
       emit(level, text);

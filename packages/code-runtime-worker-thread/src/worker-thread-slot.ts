@@ -16,6 +16,14 @@ import { isReportedViolation, rebuildViolation } from './worker-thread-violation
 
 const mebibyte = 1024 * 1024;
 const youngGenerationMb = 8;
+const logPollMs = 25;
+
+interface PendingCall {
+  readonly callId: number;
+  readonly namespace: string;
+  readonly name: string;
+  readonly input: unknown;
+}
 
 interface ActiveRun {
   readonly run: RunController;
@@ -24,6 +32,7 @@ interface ActiveRun {
   readonly busyAtStart: EventLoopUtilization;
   readonly callIds: Set<number>;
   cpuTimer: ReturnType<typeof setTimeout> | undefined;
+  logTimer: ReturnType<typeof setInterval> | undefined;
   /** The program finished on its own (value, throw): the worker may serve another run. */
   clean: boolean;
 }
@@ -50,7 +59,7 @@ export class WorkerSlot {
   constructor(settings: ResolvedWorkerThreadSettings, onFree: (slot: WorkerSlot, reusable: boolean) => void) {
     this.#settings = settings;
     this.#onFree = onFree;
-    const logBuffer = new SharedArrayBuffer(logBufferBytes(settings.logBytes));
+    const logBuffer = new SharedArrayBuffer(logBufferBytes(settings.logBytes, settings.hostCalls));
     this.#logs = new LogReader(logBuffer);
     const boot: WorkerBoot = {
       logBuffer,
@@ -108,11 +117,15 @@ export class WorkerSlot {
       busyAtStart: this.#worker.performance.eventLoopUtilization(),
       callIds: new Set(),
       cpuTimer: undefined,
+      logTimer: undefined,
       clean: false,
     };
     this.#active = active;
     this.#logs.reset();
-    run.beforeFinish(() => this.#drainLogs(active));
+    run.beforeFinish(() => this.#drainLogs(active, undefined, true));
+    // Lines printed during a long synchronous stretch are streamed by polling the shared buffer.
+    active.logTimer = setInterval(() => this.#drainLogs(active), logPollMs);
+    active.logTimer.unref();
     run.signal.addEventListener('abort', () => this.#ended(active), { once: true });
     this.#armCpu(active, this.#settings.cpuTimeMs);
     const bindings = [...run.bindings.keys()].join(',');
@@ -172,17 +185,21 @@ export class WorkerSlot {
     });
   }
 
-  #drainLogs(active: ActiveRun, end?: number): boolean {
-    if (this.#active !== active) return true;
-    const ok = this.#logs.read((level, text) => {
-      const mapped = mapProgramPositions(active.program, text);
-      if (mapped !== undefined) active.run.log(level, mapped);
-    }, end);
-    return ok;
+  #drainLogs(active: ActiveRun, end?: number, everything = false): boolean {
+    if (this.#active !== active || active.run.ended) return true;
+    return this.#logs.read(
+      (level, text) => {
+        const mapped = mapProgramPositions(active.program, text);
+        if (mapped !== undefined) active.run.log(level, mapped);
+      },
+      end,
+      (callId) => everything || active.callIds.has(callId),
+    );
   }
 
   #ended(active: ActiveRun): void {
     clearTimeout(active.cpuTimer);
+    clearInterval(active.logTimer);
     if (this.#active !== active) return;
     this.#active = undefined;
     if (active.clean && this.#state === 'busy') {
@@ -271,11 +288,14 @@ export class WorkerSlot {
         this.#protocol(active, 'a malformed entry');
         return;
       }
+      // A call's id is registered first, so the drain passes its marker in the log stream.
+      const call = entry[0] === 'call' ? this.#registerCall(active, entry) : undefined;
+      if (active.run.ended) return;
       if (!this.#drainLogs(active, entry[1])) {
         this.#protocol(active, 'malformed log lines');
         return;
       }
-      if (entry[0] === 'call') this.#call(active, entry);
+      if (call !== undefined) this.#dispatch(active, call);
       else if (entry[0] === 'done') this.#done(active, entry);
       else if (entry[0] === 'memory') this.#outOfExternalMemory(active, Number(entry[2]));
       else {
@@ -286,7 +306,7 @@ export class WorkerSlot {
     if (!active.run.ended && !this.#drainLogs(active, logEnd)) this.#protocol(active, 'malformed log lines');
   }
 
-  #call(active: ActiveRun, entry: unknown[]): void {
+  #registerCall(active: ActiveRun, entry: unknown[]): PendingCall | undefined {
     const [, , callId, namespace, name, encoded] = entry;
     if (
       !Number.isSafeInteger(callId) ||
@@ -296,20 +316,24 @@ export class WorkerSlot {
       typeof encoded !== 'string'
     ) {
       this.#protocol(active, 'a malformed host call');
-      return;
+      return undefined;
     }
     active.callIds.add(callId as number);
     const input = decodeValue(encoded);
     if (input === invalid) {
       this.#protocol(active, 'a host-call argument that cannot be decoded');
-      return;
+      return undefined;
     }
+    return { callId: callId as number, namespace, name, input };
+  }
+
+  #dispatch(active: ActiveRun, { callId, namespace, name, input }: PendingCall): void {
     void active.run.call(namespace, name, input).then((reply) => {
       if (reply === undefined || active.run.ended || this.#active !== active) return;
       this.#post({
         type: 'reply',
         seq: active.seq,
-        callId: callId as number,
+        callId,
         ok: reply.ok,
         text: reply.ok ? JSON.stringify(reply.value) : reply.error,
       });

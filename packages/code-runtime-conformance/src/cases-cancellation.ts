@@ -23,11 +23,14 @@ export function describeCancellationCases(suite: ConformanceSuite): void {
     it(
       'ends a busy run as abort carrying the reason on cancel, keeping logs, and serves the next run',
       async () => {
-        const tick = echo();
-        const run = runtime().start({ program: programs.loopAfterAwait, bindings: { tools: { echo: tick } } });
-        // The program is running once it calls; give it a moment to enter its loop.
-        await Promise.race([tick.invoked, run.result]);
-        await pause(100);
+        const recorder = eventRecorder();
+        const run = runtime().start({
+          program: programs.loopAfterAwait,
+          bindings: { tools: { echo: echo() } },
+          onEvent: recorder.onEvent,
+        });
+        // Its log says it is in the loop; a provider that reads logs only at the end gets a moment instead.
+        await Promise.race([recorder.waitForLog('spinning'), run.result, pause(2_000)]);
         run.cancel('stopped by the conformance suite');
         const result = await run.result;
         expect(failureOf(result, 'abort').reason).toBe('stopped by the conformance suite');

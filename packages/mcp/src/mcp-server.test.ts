@@ -244,3 +244,27 @@ describe('sluice mcp with failing upstreams', () => {
     generous.timeout,
   );
 });
+
+describe('sluice mcp in Python', () => {
+  it(
+    'declares the upstream tools as Python and runs a Python program over them',
+    async () => {
+      const sluice = await startSluice({ mcpServers: { lab: labServer() }, sluice: { language: 'python' } });
+      try {
+        const { tools } = await sluice.client.listTools();
+        expect(tools[0]!.description).toContain('```python');
+        expect(tools[0]!.description).toContain('async def add(');
+        const value = await runValue(
+          sluice.client,
+          `results = await asyncio.gather(*(lab.add(a=n, b=1) for n in range(3)))
+echoed = await lab.echo(text="from python")
+return {"sums": [result["sum"] for result in results], "echoed": echoed}`,
+        );
+        expect(value).toEqual({ sums: [1, 2, 3], echoed: 'from python' });
+      } finally {
+        await sluice.close();
+      }
+    },
+    generous.timeout,
+  );
+});

@@ -1,0 +1,64 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { binPath, resultValue } from './__fixtures__/sluice-process.js';
+
+const packageDir = join(import.meta.dirname, '..');
+const repositoryRoot = join(packageDir, '..', '..');
+const readme = readFileSync(join(packageDir, 'README.md'), 'utf8');
+const read = (file: string) => readFileSync(join(packageDir, file), 'utf8').trimEnd();
+
+/** The first fenced block of `language` after `heading` in the README. */
+function blockAfter(heading: string, language: string): string {
+  const start = readme.indexOf(heading);
+  expect(start, heading).toBeGreaterThan(-1);
+  const open = readme.indexOf(`\`\`\`${language}\n`, start) + language.length + 4;
+  return readme.slice(open, readme.indexOf('\n```', open));
+}
+
+describe('README', () => {
+  it('quotes the example config and policy exactly', () => {
+    for (const file of ['examples/sluice-mcp.json', 'examples/policy.json']) {
+      expect(readme, file).toContain(`\`\`\`json\n${read(file)}\n\`\`\``);
+    }
+  });
+
+  describe('the MCP client configuration, as written', () => {
+    let client: Client;
+
+    beforeAll(async () => {
+      const clientConfig = JSON.parse(
+        blockAfter("MCP client's configuration", 'json').replaceAll('/path/to/sluice', repositoryRoot),
+      ) as { mcpServers: { sluice: { command: string; args: string[] } } };
+      const { command, args } = clientConfig.mcpServers.sluice;
+      expect(args[0]).toBe(binPath);
+      client = new Client({ name: 'readme', version: '1.0.0' });
+      await client.connect(new StdioClientTransport({ command, args, stderr: 'ignore' }));
+    }, 60_000);
+
+    afterAll(async () => {
+      await client?.close();
+    });
+
+    it('offers run_code over the notes server', async () => {
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name)).toEqual(['run_code', 'search_tools', 'describe_tool']);
+      expect(tools[0]!.description).toContain('declare const notes');
+      expect(tools[0]!.description).not.toContain('delete_note');
+    });
+
+    it('runs the README program', async () => {
+      const code = blockAfter('`run_code` runs a program such as this one', 'ts');
+      const result = await client.callTool({ name: 'run_code', arguments: { code } });
+      expect(resultValue(result)).toEqual(['Groceries', 'Lemon tart']);
+    });
+
+    it('refuses to delete a note, as the example policy says', async () => {
+      const code = `try { await notes.delete_note({ id: 1 }); return 'deleted'; } catch (error) { return error.message; }`;
+      const result = await client.callTool({ name: 'run_code', arguments: { code } });
+      expect(resultValue(result)).toContain('Deleting notes is not allowed from programs.');
+    });
+  });
+});

@@ -16,7 +16,7 @@ export interface LogEvent extends LogEntry {
   readonly runId: string;
 }
 
-/** The program called a host function; the call passed the grant check and is about to be dispatched. */
+/** The program called a host function. Every call gets one, refused calls included; its `host-call-end` follows. */
 export interface HostCallStartEvent {
   readonly type: 'host-call-start';
   readonly runId: string;

@@ -4,7 +4,8 @@ import type { JsonValue } from '@sluice/code-runtime';
 /**
  * What a program receives from an upstream tool call: its `structuredContent` when it sent one;
  * otherwise the text when the content is a single text item, the texts as an array when it is
- * several, and the content items themselves when any is not text (an image, a resource). A result
+ * several, `null` when there is none, and the content items themselves when any is not text (an
+ * image, a resource). A result
  * flagged `isError` becomes an error in the program carrying the tool's text.
  */
 export function toolResultValue(result: CallToolResult, path: string): JsonValue {
@@ -19,6 +20,7 @@ export function toolResultValue(result: CallToolResult, path: string): JsonValue
   if (result.structuredContent !== undefined) return result.structuredContent as JsonValue;
   if (content.every((item) => item.type === 'text')) {
     const texts = content.map((item) => (item.type === 'text' ? item.text : ''));
+    if (texts.length === 0) return null;
     return texts.length === 1 ? texts[0]! : texts;
   }
   // Every content item arrived as parsed JSON, so it is JSON again.

@@ -1,0 +1,136 @@
+import type { HostFunction } from '@sluice/code-runtime';
+import { afterAll, describe, expect, it } from 'vitest';
+import { echo, failureOf, python, testRuntime, valueOf } from './python-test-support.test-helper.js';
+
+const runtime = testRuntime({ wallTimeMs: 10_000 });
+afterAll(() => runtime.dispose());
+
+/** A program that writes `frames` (Python bytes literals) straight to fd 3, then waits to be stopped. */
+function forging(...frames: string[]): string {
+  return python(
+    'import asyncio, os',
+    ...frames.map((frame) => `os.write(3, ${frame} + b"\\n")`),
+    'await asyncio.sleep(30)',
+    'return "not stopped"',
+  );
+}
+
+function call(id: number | string, extra = ''): string {
+  return `b'{"v":1,"type":"call","id":${id},"namespace":"tools","name":"echo","input":1${extra}}'`;
+}
+
+describe('the host reading fd 3', () => {
+  const violations: Array<[string, string]> = [
+    ['garbage', `b"this is not json"`],
+    ['invalid UTF-8', `b'{"v":1,"type":"log","stream":"stdout","text":"\\xff\\xfe"}'`],
+    ['an unknown frame type', `b'{"v":1,"type":"exec","command":"sh"}'`],
+    ['another protocol version', `b'{"v":2,"type":"log","stream":"stdout","text":"hi"}'`],
+    ['an unknown field', call(7, ',"as":"root"')],
+    ['a call id of 0', call(0)],
+    ['a fractional call id', call(1.5)],
+    ['a second started frame', `b'{"v":1,"type":"started","layers":[],"addressSpaceBytes":null,"cpuSeconds":null}'`],
+    [
+      'a forged done claiming a timeout',
+      `b'{"v":1,"type":"done","ok":false,"error":{"kind":"timeout","message":"x"}}'`,
+    ],
+    [
+      'deeply nested JSON',
+      `b'{"v":1,"type":"call","id":9,"namespace":"tools","name":"echo","input":' + b'[' * 100000 + b']' * 100000 + b'}'`,
+    ],
+  ];
+  for (const [name, frame] of violations) {
+    it(`stops the child with a protocol failure for ${name}`, async () => {
+      const tool = echo;
+      failureOf(await runtime.run({ program: forging(frame), bindings: { tools: { echo: tool } } }), 'protocol');
+    });
+  }
+
+  it('stops the child for a duplicate call id, after serving the first', async () => {
+    let calls = 0;
+    const counted: HostFunction = () => {
+      calls += 1;
+      return null;
+    };
+    const result = await runtime.run({ program: forging(call(5), call(5)), bindings: { tools: { echo: counted } } });
+    failureOf(result, 'protocol');
+    expect(calls).toBeLessThanOrEqual(1);
+  });
+
+  it('refuses a forged call to a name that was not granted, on the host', async () => {
+    let invoked = false;
+    const secret: HostFunction = () => {
+      invoked = true;
+      return 'the crown jewels';
+    };
+    const result = await runtime.run({
+      program: python(
+        'import asyncio, os',
+        `os.write(3, b'{"v":1,"type":"call","id":1000,"namespace":"admin","name":"secret","input":null}\\n')`,
+        'await asyncio.sleep(0.2)',
+        'return "carried on"',
+      ),
+      bindings: { tools: { echo }, other: { secret } },
+    });
+    expect(valueOf(result)).toBe('carried on');
+    expect(invoked).toBe(false);
+    expect(result.calls).toMatchObject([{ namespace: 'admin', name: 'secret', ok: false }]);
+  });
+
+  it('refuses a forged call made through the runner found by a frame walk', async () => {
+    let invoked = false;
+    const secret: HostFunction = () => {
+      invoked = true;
+      return 'the crown jewels';
+    };
+    const result = await runtime.run({
+      program: python(
+        'import asyncio, sys',
+        'frame, channel = sys._getframe(), None',
+        'while frame is not None and channel is None:',
+        '    channel = frame.f_locals.get("channel")',
+        '    frame = frame.f_back',
+        'channel.send({"v": 1, "type": "call", "id": 999, "namespace": "admin", "name": "secret", "input": None})',
+        'await asyncio.sleep(0.2)',
+        'return type(channel).__name__',
+      ),
+      bindings: { tools: { echo }, other: { secret } },
+    });
+    expect(valueOf(result)).toBe('Channel');
+    expect(invoked).toBe(false);
+    expect(result.calls).toMatchObject([{ namespace: 'admin', name: 'secret', ok: false }]);
+  });
+
+  it('ends the run with a protocol failure for a frame after a forged done', async () => {
+    const result = await runtime.run({
+      program: python(
+        'import os',
+        `os.write(3, b'{"v":1,"type":"done","ok":true,"value":"forged"}\\n')`,
+        'return "real"',
+      ),
+    });
+    failureOf(result, 'protocol');
+  });
+
+  it('survives a child that closes fd 3, and serves the next run', async () => {
+    const result = await runtime.run({ program: python('import os', 'os.close(3)', 'return "unreachable"') });
+    expect(result.ok).toBe(false);
+    expect(valueOf(await runtime.run({ program: 'return "next"' }))).toBe('next');
+  });
+
+  it('survives a 600 MiB line with no newline, holding no more than the line limit', { timeout: 30_000 }, async () => {
+    const before = process.memoryUsage().rss;
+    const result = await runtime.run({
+      program: python(
+        'import os',
+        'os.set_blocking(3, True)',
+        'chunk = b"x" * (1 << 20)',
+        'for _ in range(600):',
+        '    os.write(3, chunk)',
+        'return "wrote it all"',
+      ),
+    });
+    failureOf(result, 'protocol');
+    expect(process.memoryUsage().rss - before).toBeLessThan(200 * 1024 * 1024);
+    expect(valueOf(await runtime.run({ program: 'return "next"' }))).toBe('next');
+  });
+});

@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { python, testRuntime, valueOf } from './python-test-support.test-helper.js';
+import { python, successValue, testRuntime } from './python-test-support.test-helper.js';
 
 // Every attack runs twice: against the runtime as shipped, and against one without the optional
 // layers (Landlock, seccomp, dropped capabilities). The second run shows the test would catch the
@@ -53,10 +53,10 @@ describe('containment of a hostile program', () => {
         'outcome["inside"] = open("inside.txt").read()',
         'return outcome',
       );
-    const defended = valueOf(await contained.run({ program: program(target('landlock-defended')) }));
+    const defended = successValue(await contained.run({ program: program(target('landlock-defended')) }));
     expect(defended).toEqual({ read: 'PermissionError', write: 'PermissionError', inside: 'mine' });
     expect(existsSync(target('landlock-defended'))).toBe(false);
-    const open = valueOf(await uncontained.run({ program: program(target('landlock-open')) }));
+    const open = successValue(await uncontained.run({ program: program(target('landlock-open')) }));
     expect(open).toEqual({ read: true, write: true, inside: 'mine' });
   });
 
@@ -79,7 +79,7 @@ describe('containment of a hostile program', () => {
         'return outcome',
       );
     const before = connections;
-    const defended = valueOf(await contained.run({ program: program(target('process-defended')) })) as Record<
+    const defended = successValue(await contained.run({ program: program(target('process-defended')) })) as Record<
       string,
       string
     >;
@@ -88,7 +88,7 @@ describe('containment of a hostile program', () => {
     expect(defended.connect).toBe('PermissionError');
     expect(existsSync(target('process-defended'))).toBe(false);
     expect(connections).toBe(before);
-    const open = valueOf(await uncontained.run({ program: program(target('process-open')) }));
+    const open = successValue(await uncontained.run({ program: program(target('process-open')) }));
     expect(open).toEqual({ subprocess: 'ran', system: 'ran', connect: 'ran' });
     expect(existsSync(target('process-open'))).toBe(true);
     expect(connections).toBe(before + 1);
@@ -114,14 +114,14 @@ describe('containment of a hostile program', () => {
         '        break',
         `return {"reached": system is not None, "status": system("echo escaped > ${file}") if system else None}`,
       );
-    const defended = valueOf(await contained.run({ program: program(target('walk-defended')) })) as {
+    const defended = successValue(await contained.run({ program: program(target('walk-defended')) })) as {
       reached: boolean;
       status: number;
     };
     expect(defended.reached).toBe(true);
     expect(defended.status).not.toBe(0);
     expect(existsSync(target('walk-defended'))).toBe(false);
-    valueOf(await uncontained.run({ program: program(target('walk-open')) }));
+    successValue(await uncontained.run({ program: program(target('walk-open')) }));
     expect(existsSync(target('walk-open'))).toBe(true);
   });
 
@@ -140,8 +140,12 @@ describe('containment of a hostile program', () => {
         'return {"signal": signal, "ptrace": trace, "socket": raw_socket}',
       );
       const denied = 'Operation not permitted';
-      expect(valueOf(await contained.run({ program }))).toEqual({ signal: denied, ptrace: denied, socket: denied });
-      expect(valueOf(await uncontained.run({ program }))).toEqual({
+      expect(successValue(await contained.run({ program }))).toEqual({
+        signal: denied,
+        ptrace: denied,
+        socket: denied,
+      });
+      expect(successValue(await uncontained.run({ program }))).toEqual({
         signal: 'allowed',
         ptrace: 'allowed',
         socket: 'allowed',
@@ -170,11 +174,11 @@ describe('containment of a hostile program', () => {
         'return outcome',
       );
     const refused = { environ: 'PermissionError', cmdline: 'PermissionError', status: 'PermissionError' };
-    expect(valueOf(await contained.run({ program: program(process.pid) }))).toEqual({
+    expect(successValue(await contained.run({ program: program(process.pid) }))).toEqual({
       ...refused,
       list: 'PermissionError',
     });
-    expect(valueOf(await uncontained.run({ program: program(process.pid) }))).toEqual({
+    expect(successValue(await uncontained.run({ program: program(process.pid) }))).toEqual({
       environ: 'read',
       cmdline: 'read',
       status: 'read',
@@ -219,11 +223,11 @@ describe('containment of a hostile program', () => {
       '    outcome["read"] = type(error).__name__',
       'return outcome',
     );
-    expect(valueOf(await contained.run({ program: probe }))).toEqual({
+    expect(successValue(await contained.run({ program: probe }))).toEqual({
       signal: 'PermissionError',
       read: 'PermissionError',
     });
     release();
-    expect(valueOf(await first)).toBe('first');
+    expect(successValue(await first)).toBe('first');
   });
 });

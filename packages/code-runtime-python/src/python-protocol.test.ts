@@ -1,6 +1,6 @@
 import type { HostFunction } from '@sluice/code-runtime';
 import { afterAll, describe, expect, it } from 'vitest';
-import { echo, failureOf, python, testRuntime, valueOf } from './python-test-support.test-helper.js';
+import { echo, failureOf, python, successValue, testRuntime } from './python-test-support.test-helper.js';
 
 const runtime = testRuntime({ wallTimeMs: 10_000 });
 afterAll(() => runtime.dispose());
@@ -71,7 +71,7 @@ describe('the host reading fd 3', () => {
       ),
       bindings: { tools: { echo }, other: { secret } },
     });
-    expect(valueOf(result)).toBe('carried on');
+    expect(successValue(result)).toBe('carried on');
     expect(invoked).toBe(false);
     expect(result.calls).toMatchObject([{ namespace: 'admin', name: 'secret', ok: false }]);
   });
@@ -95,7 +95,7 @@ describe('the host reading fd 3', () => {
       ),
       bindings: { tools: { echo }, other: { secret } },
     });
-    expect(valueOf(result)).toBe('Channel');
+    expect(successValue(result)).toBe('Channel');
     expect(invoked).toBe(false);
     expect(result.calls).toMatchObject([{ namespace: 'admin', name: 'secret', ok: false }]);
   });
@@ -114,7 +114,7 @@ describe('the host reading fd 3', () => {
   it('survives a child that closes fd 3, and serves the next run', async () => {
     const result = await runtime.run({ program: python('import os', 'os.close(3)', 'return "unreachable"') });
     expect(result.ok).toBe(false);
-    expect(valueOf(await runtime.run({ program: 'return "next"' }))).toBe('next');
+    expect(successValue(await runtime.run({ program: 'return "next"' }))).toBe('next');
   });
 
   it('survives a 600 MiB line with no newline, holding no more than the line limit', { timeout: 30_000 }, async () => {
@@ -131,6 +131,6 @@ describe('the host reading fd 3', () => {
     });
     failureOf(result, 'protocol');
     expect(process.memoryUsage().rss - before).toBeLessThan(200 * 1024 * 1024);
-    expect(valueOf(await runtime.run({ program: 'return "next"' }))).toBe('next');
+    expect(successValue(await runtime.run({ program: 'return "next"' }))).toBe('next');
   });
 });

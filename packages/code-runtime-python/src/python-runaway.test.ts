@@ -5,8 +5,8 @@ import {
   failureOf,
   processAlive,
   python,
+  successValue,
   testRuntime,
-  valueOf,
 } from './python-test-support.test-helper.js';
 
 const runtime = testRuntime({ wallTimeMs: 3_000 });
@@ -79,7 +79,7 @@ describe('a program that will not stop', () => {
         '    return {"forks": forks, "error": type(error).__name__}',
       ),
     });
-    expect(valueOf(result)).toEqual({ forks: 0, error: 'PermissionError' });
+    expect(successValue(result)).toEqual({ forks: 0, error: 'PermissionError' });
   });
 
   it('leaves no thread running after the run', async () => {
@@ -91,7 +91,7 @@ describe('a program that will not stop', () => {
         'return "returned"',
       ),
     });
-    expect(valueOf(result)).toBe('returned');
+    expect(successValue(result)).toBe('returned');
     const [pid] = printedPids(result.logs);
     expect(await eventually(() => !processAlive(pid!))).toBe(true);
   });
@@ -121,7 +121,7 @@ describe('a program that will not stop', () => {
         'return "left them behind"',
       ),
     });
-    expect(valueOf(result)).toBe('left them behind');
+    expect(successValue(result)).toBe('left them behind');
     const pids = printedPids(result.logs);
     expect(pids).toHaveLength(2);
     expect(await eventually(() => pids.every((pid) => !processAlive(pid)))).toBe(true);
@@ -131,7 +131,7 @@ describe('a program that will not stop', () => {
 describe('a program that exhausts what it is given', () => {
   it('fails with memory for a huge allocation and serves the next run', async () => {
     failureOf(await runtime.run({ program: 'blob = bytearray(1 << 40)' }), 'memory');
-    expect(valueOf(await runtime.run({ program: 'return 1' }))).toBe(1);
+    expect(successValue(await runtime.run({ program: 'return 1' }))).toBe(1);
   });
 
   it('reports deep recursion as a RecursionError at its line', async () => {
@@ -155,7 +155,7 @@ describe('a program that exhausts what it is given', () => {
         'return "wrote it all"',
       ),
     });
-    expect(valueOf(result)).toBe('cut off');
+    expect(successValue(result)).toBe('cut off');
     expect(result.logsTruncated).toBe(true);
   });
 
@@ -168,7 +168,7 @@ describe('a program that exhausts what it is given', () => {
     const exited = failureOf(await runtime.run({ program: python('import sys', 'sys.exit(3)') }), 'exception');
     expect(exited).toMatchObject({ name: 'SystemExit', line: 2 });
     failureOf(await runtime.run({ program: python('import os', 'os._exit(0)') }), 'substrate-exit');
-    expect(valueOf(await runtime.run({ program: 'return "next"' }))).toBe('next');
+    expect(successValue(await runtime.run({ program: 'return "next"' }))).toBe('next');
   });
 
   it('refuses a value or an argument nested deeper than 64 levels', async () => {
@@ -188,6 +188,6 @@ describe('a program that exhausts what it is given', () => {
       ),
       bindings: { tools: { echo } },
     });
-    expect(valueOf(result)).toContain('deeper than 64');
+    expect(successValue(result)).toContain('deeper than 64');
   });
 });

@@ -19,7 +19,7 @@ export function python(...lines: string[]): string {
 export const echo: HostFunction = (input) => ({ echoed: input });
 
 /** Asserts success and returns the value. */
-export function valueOf(result: CodeRunResult): JsonValue | undefined {
+export function successValue(result: CodeRunResult): JsonValue | undefined {
   if (!result.ok) throw new Error(`expected success, got ${JSON.stringify(result.failure)}`);
   return result.value;
 }

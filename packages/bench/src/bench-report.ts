@@ -1,0 +1,60 @@
+import type { BenchRow } from './bench-harness.js';
+
+/** DESIGN.md §8 targets for the worker-thread provider. */
+export const targets = { p50Ms: 2, runsPerSecondC8: 400, killP95Ms: 5, roundTripMs: 0.1 } as const;
+
+const fixed = (value: number | undefined, digits = 2) =>
+  value === undefined || Number.isNaN(value) ? '–' : value >= 100 ? value.toFixed(0) : value.toFixed(digits);
+
+/** The results as Markdown: the table, then the provider against the targets and against each anchor. */
+export function formatReport(rows: readonly BenchRow[], machine: string, when: Date): string {
+  const lines = [
+    `# Sluice benchmark, ${when.toISOString().slice(0, 16).replace('T', ' ')} UTC`,
+    '',
+    machine,
+    '',
+    'Program: one host call (`tools.echo`), one log line, a value; every run is checked. Latency is caller-seen and sequential; runs/s with 1, 2 and 8 callers; kill is from the deadline to the substrate confirmed dead; round trip is one host call inside a run; memory is RSS per run kept alive on a pending host call.',
+    '',
+    '| substrate | p50 ms | p95 ms | runs/s c=1 | c=2 | c=8 | kill p50 / p95 ms | host call ms | MiB per live run | notes |',
+    '|---|---|---|---|---|---|---|---|---|---|',
+  ];
+  for (const row of rows) {
+    const rate = row.runsPerSecond;
+    lines.push(
+      `| ${row.substrate} | ${fixed(row.p50Ms)} | ${fixed(row.p95Ms)} | ${fixed(rate?.c1, 0)} | ${fixed(rate?.c2, 0)} | ${fixed(rate?.c8, 0)} | ${row.killP50Ms === undefined ? '–' : `${fixed(row.killP50Ms)} / ${fixed(row.killP95Ms)}`} | ${fixed(row.roundTripMs, 3)} | ${fixed(row.rssPerLiveRunMb)} | ${row.note ?? ''} |`,
+    );
+  }
+  const provider = rows.filter((row) => row.substrate.startsWith('worker-thread'));
+  const main = provider[0];
+  if (main !== undefined) {
+    lines.push('', '## worker-thread against the targets (DESIGN §8)', '');
+    const check = (label: string, value: number | undefined, target: number, lowerIsBetter: boolean) => {
+      if (value === undefined) return;
+      const met = lowerIsBetter ? value <= target : value >= target;
+      const ratio = lowerIsBetter ? target / value : value / target;
+      lines.push(
+        `- ${label}: ${fixed(value, 3)} against ${target} → ${met ? 'met' : 'MISSED'} (${ratio.toFixed(2)}× the target)`,
+      );
+    };
+    for (const row of provider) check(`p50 ms, ${row.substrate}`, row.p50Ms, targets.p50Ms, true);
+    for (const row of provider)
+      check(`runs/s at c=8, ${row.substrate}`, row.runsPerSecond?.c8, targets.runsPerSecondC8, false);
+    check('kill p95 ms', main.killP95Ms, targets.killP95Ms, true);
+    check('host-call round trip ms', main.roundTripMs, targets.roundTripMs, true);
+    lines.push('', '## worker-thread (TS strip each run) against each anchor', '');
+    for (const anchor of rows.filter((row) => row.substrate.startsWith('anchor:'))) {
+      if (anchor.p50Ms === undefined) {
+        lines.push(`- ${anchor.substrate}: ${anchor.note ?? 'no numbers'}`);
+        continue;
+      }
+      const parts = [
+        `p50 ${(anchor.p50Ms / (main.p50Ms ?? Number.NaN)).toFixed(2)}× faster`,
+        `c=8 throughput ${((main.runsPerSecond?.c8 ?? Number.NaN) / (anchor.runsPerSecond?.c8 ?? Number.NaN)).toFixed(2)}×`,
+        `kill p95 ${fixed(main.killP95Ms)} vs ${fixed(anchor.killP95Ms)} ms`,
+        `memory per live run ${fixed(main.rssPerLiveRunMb)} vs ${fixed(anchor.rssPerLiveRunMb)} MiB`,
+      ];
+      lines.push(`- vs ${anchor.substrate}: ${parts.join('; ')}`);
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}

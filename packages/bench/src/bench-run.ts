@@ -1,0 +1,51 @@
+// `pnpm bench`: runs every suite in bench-suites.ts in its own Node process, prints one table
+// with the anchors side by side and the ratios against the targets, and writes it to results/.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { availableParallelism, cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { ensureAnchors } from './bench-anchors.js';
+import type { BenchRow } from './bench-harness.js';
+import { formatReport } from './bench-report.js';
+import { benchSuites } from './bench-suites.js';
+
+const packageDir = join(import.meta.dirname, '..');
+const options = Object.fromEntries(
+  process.argv.slice(2).map((argument) => {
+    const [key, value] = argument.replace(/^--/, '').split('=');
+    return [key, value ?? 'true'];
+  }),
+);
+const scale = Number(options.scale ?? '1');
+const only = options.only === undefined ? undefined : String(options.only).split(',');
+
+const anchorProblems = options['no-anchors'] === 'true' ? {} : ensureAnchors();
+for (const [name, problem] of Object.entries(anchorProblems)) console.log(`bench: skipping anchor ${name}: ${problem}`);
+
+const rows: BenchRow[] = [];
+for (const modulePath of benchSuites) {
+  if (only !== undefined && !only.some((name) => modulePath.includes(name))) continue;
+  if (options['no-anchors'] === 'true' && modulePath.includes('anchor-')) continue;
+  console.log(`bench: ${modulePath} (scale ${scale})`);
+  const child = spawnSync(
+    process.execPath,
+    ['--expose-gc', '--no-node-snapshot', '--import', 'tsx', join('src', 'bench-child.ts'), modulePath, String(scale)],
+    { cwd: packageDir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 * 1024 * 1024 },
+  );
+  const line = child.stdout.split('\n').find((text) => text.startsWith('ROWS '));
+  if (child.status !== 0 || line === undefined) {
+    rows.push({ substrate: modulePath, note: `failed (exit ${child.status}): ${child.stdout.slice(-300)}` });
+    continue;
+  }
+  rows.push(...(JSON.parse(line.slice(5)) as BenchRow[]));
+}
+
+const machine = `Node ${process.version}, ${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown CPU'}), load average ${loadavg()
+  .map((value) => value.toFixed(2))
+  .join(' ')} at the end, scale ${scale}`;
+const report = formatReport(rows, machine, new Date());
+console.log(`\n${report}`);
+const resultsDir = join(packageDir, 'results');
+mkdirSync(resultsDir, { recursive: true });
+writeFileSync(join(resultsDir, 'latest.md'), report);
+console.log(`bench: wrote ${join('packages', 'bench', 'results', 'latest.md')}`);

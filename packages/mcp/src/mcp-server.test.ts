@@ -14,8 +14,6 @@ import {
   startSluice,
 } from './__fixtures__/sluice-process.js';
 
-const generous = { timeout: 60_000 };
-
 const labConfig = {
   mcpServers: { lab: labServer(), twin: labServer() },
   sluice: {
@@ -123,36 +121,32 @@ describe('sluice mcp', () => {
     expect(progress).toEqual([...progress].sort((left, right) => left - right));
   });
 
-  it(
-    'cancels the run when the client cancels the request, and the upstream call with it',
-    async () => {
-      const controller = new AbortController();
-      const call = sluice.client.callTool(
-        { name: 'run_code', arguments: { code: `await lab.wait({ ms: 120000 }); return 'finished';` } },
-        undefined,
-        {
-          signal: controller.signal,
-          timeout: 120_000,
-          onprogress: (progress) => {
-            if (progress.message?.includes('running: lab.wait')) controller.abort('the user pressed stop');
-          },
+  it('cancels the run when the client cancels the request, and the upstream call with it', async () => {
+    const controller = new AbortController();
+    const call = sluice.client.callTool(
+      { name: 'run_code', arguments: { code: `await lab.wait({ ms: 120000 }); return 'finished';` } },
+      undefined,
+      {
+        signal: controller.signal,
+        timeout: 120_000,
+        onprogress: (progress) => {
+          if (progress.message?.includes('running: lab.wait')) controller.abort('the user pressed stop');
         },
-      );
-      await expect(call).rejects.toThrow();
-      await vi.waitFor(() => expect(logs.some((line) => line.includes('ended with abort'))).toBe(true), {
-        timeout: 30_000,
-        interval: 50,
-      });
-      await vi.waitFor(
-        async () => {
-          const { events } = (await runValue(sluice.client, 'return await lab.events();')) as { events: string[] };
-          expect(events).toContain('cancelled wait');
-        },
-        { timeout: 30_000, interval: 200 },
-      );
-    },
-    generous.timeout,
-  );
+      },
+    );
+    await expect(call).rejects.toThrow();
+    await vi.waitFor(() => expect(logs.some((line) => line.includes('ended with abort'))).toBe(true), {
+      timeout: 30_000,
+      interval: 50,
+    });
+    await vi.waitFor(
+      async () => {
+        const { events } = (await runValue(sluice.client, 'return await lab.events();')) as { events: string[] };
+        expect(events).toContain('cancelled wait');
+      },
+      { timeout: 30_000, interval: 200 },
+    );
+  });
 
   it('searches and describes upstream tools', async () => {
     const search = resultText(
@@ -178,93 +172,81 @@ describe('sluice mcp', () => {
 });
 
 describe('sluice mcp with failing upstreams', () => {
-  it(
-    'reports an upstream that fails to start, and one that never answers, and serves the others',
-    async () => {
-      const sluice = await startSluice({
-        mcpServers: {
-          lab: labServer(),
-          broken: labServer({ LAB_MODE: 'exit-at-start' }),
-          stuck: labServer({ LAB_MODE: 'hang-at-start' }),
-        },
-        sluice: { startTimeoutMs: 2_000 },
+  it('reports an upstream that fails to start, and one that never answers, and serves the others', async () => {
+    const sluice = await startSluice({
+      mcpServers: {
+        lab: labServer(),
+        broken: labServer({ LAB_MODE: 'exit-at-start' }),
+        stuck: labServer({ LAB_MODE: 'hang-at-start' }),
+      },
+      sluice: { startTimeoutMs: 2_000 },
+    });
+    try {
+      const { tools } = await sluice.client.listTools();
+      const description = tools[0]!.description ?? '';
+      expect(description).toContain(
+        '- broken: The broken server failed to start: it exited before it finished starting.',
+      );
+      expect(description).toContain('lab: cannot open the lab database');
+      expect(description).toContain(
+        '- stuck: The stuck server failed to start: it did not start and list its tools within 2000 ms.',
+      );
+      expect(await runValue(sluice.client, `return await lab.echo({ text: 'still here' });`)).toBe('still here');
+      const result = await sluice.client.callTool({
+        name: 'run_code',
+        arguments: { code: `return await broken.anything({});` },
       });
-      try {
-        const { tools } = await sluice.client.listTools();
-        const description = tools[0]!.description ?? '';
-        expect(description).toContain(
-          '- broken: The broken server failed to start: it exited before it finished starting.',
-        );
-        expect(description).toContain('lab: cannot open the lab database');
-        expect(description).toContain(
-          '- stuck: The stuck server failed to start: it did not start and list its tools within 2000 ms.',
-        );
-        expect(await runValue(sluice.client, `return await lab.echo({ text: 'still here' });`)).toBe('still here');
-        const result = await sluice.client.callTool({
-          name: 'run_code',
-          arguments: { code: `return await broken.anything({});` },
-        });
-        expect(result.isError).toBe(true);
-        expect(resultText(result)).toContain('The broken server failed to start');
-        expect(sluice.stderr()).toContain('[broken] lab: cannot open the lab database');
-      } finally {
-        await sluice.close();
-      }
-    },
-    generous.timeout,
-  );
+      expect(result.isError).toBe(true);
+      expect(resultText(result)).toContain('The broken server failed to start');
+      expect(sluice.stderr()).toContain('[broken] lab: cannot open the lab database');
+    } finally {
+      await sluice.close();
+    }
+  });
 
-  it(
-    'fails the calls of an upstream that dies mid-run, with what it said, and tells the client',
-    async () => {
-      const sluice = await startSluice({ mcpServers: { lab: labServer() } });
-      let listChanged = false;
-      sluice.client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-        listChanged = true;
-      });
-      try {
-        const value = (await runValue(
-          sluice.client,
-          `const messages = [];
+  it('fails the calls of an upstream that dies mid-run, with what it said, and tells the client', async () => {
+    const sluice = await startSluice({ mcpServers: { lab: labServer() } });
+    let listChanged = false;
+    sluice.client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      listChanged = true;
+    });
+    try {
+      const value = (await runValue(
+        sluice.client,
+        `const messages = [];
            try { await lab.crash(); } catch (error) { messages.push(error.message); }
            try { await lab.echo({ text: 'anyone?' }); } catch (error) { messages.push(error.message); }
            return messages;`,
-        )) as string[];
-        expect(value).toHaveLength(2);
-        expect(value[0]).toContain('The lab server exited while crash was running.');
-        expect(value[0]).toContain('lab: crashing on purpose');
-        expect(value[1]).toContain('The lab server exited.');
-        await vi.waitFor(() => expect(listChanged).toBe(true), { timeout: 10_000 });
-        const { tools } = await sluice.client.listTools();
-        expect(tools[0]!.description).toContain('- lab: The lab server exited.');
-      } finally {
-        await sluice.close();
-      }
-    },
-    generous.timeout,
-  );
+      )) as string[];
+      expect(value).toHaveLength(2);
+      expect(value[0]).toContain('The lab server exited while crash was running.');
+      expect(value[0]).toContain('lab: crashing on purpose');
+      expect(value[1]).toContain('The lab server exited.');
+      await vi.waitFor(() => expect(listChanged).toBe(true), { timeout: 10_000 });
+      const { tools } = await sluice.client.listTools();
+      expect(tools[0]!.description).toContain('- lab: The lab server exited.');
+    } finally {
+      await sluice.close();
+    }
+  });
 });
 
 describe('sluice mcp in Python', () => {
-  it(
-    'declares the upstream tools as Python and runs a Python program over them',
-    async () => {
-      const sluice = await startSluice({ mcpServers: { lab: labServer() }, sluice: { language: 'python' } });
-      try {
-        const { tools } = await sluice.client.listTools();
-        expect(tools[0]!.description).toContain('```python');
-        expect(tools[0]!.description).toContain('async def add(');
-        const value = await runValue(
-          sluice.client,
-          `results = await asyncio.gather(*(lab.add(a=n, b=1) for n in range(3)))
+  it('declares the upstream tools as Python and runs a Python program over them', async () => {
+    const sluice = await startSluice({ mcpServers: { lab: labServer() }, sluice: { language: 'python' } });
+    try {
+      const { tools } = await sluice.client.listTools();
+      expect(tools[0]!.description).toContain('```python');
+      expect(tools[0]!.description).toContain('async def add(');
+      const value = await runValue(
+        sluice.client,
+        `results = await asyncio.gather(*(lab.add(a=n, b=1) for n in range(3)))
 echoed = await lab.echo(text="from python")
 return {"sums": [result["sum"] for result in results], "echoed": echoed}`,
-        );
-        expect(value).toEqual({ sums: [1, 2, 3], echoed: 'from python' });
-      } finally {
-        await sluice.close();
-      }
-    },
-    generous.timeout,
-  );
+      );
+      expect(value).toEqual({ sums: [1, 2, 3], echoed: 'from python' });
+    } finally {
+      await sluice.close();
+    }
+  });
 });

@@ -121,8 +121,16 @@ export function createSluiceMcpServer(config: SluiceMcpConfig, options: SluiceMc
       return served;
     }
     const controller = new AbortController();
-    const onAbort = () => controller.abort(extra.signal.reason ?? 'the MCP client cancelled the request');
-    extra.signal.addEventListener('abort', onAbort, { once: true });
+    const onAbort = () => {
+      const reason: unknown = extra.signal.reason;
+      controller.abort(
+        typeof reason === 'string' && reason !== ''
+          ? `the MCP client cancelled: ${reason}`
+          : 'the MCP client cancelled',
+      );
+    };
+    if (extra.signal.aborted) onAbort();
+    else extra.signal.addEventListener('abort', onAbort, { once: true });
     active.add(controller);
     const token = extra._meta?.progressToken;
     const progress =
@@ -167,7 +175,9 @@ export function createSluiceMcpServer(config: SluiceMcpConfig, options: SluiceMc
     upstreams,
     async connect(transport) {
       await server.connect(transport);
-      void catalog();
+      catalog().catch((error: unknown) => {
+        log(`could not build the tool catalog: ${error instanceof Error ? error.message : String(error)}`);
+      });
     },
     async ready() {
       await catalog();

@@ -44,6 +44,8 @@ export interface ToolDeclarations {
   readonly estimatedTokens: number;
   /** {@link estimateTokens} of the full declarations, whether or not they were used. */
   readonly fullTokens: number;
+  /** Every declared tool's path (`namespace.name`), sorted, whether or not `mode` lists it. */
+  readonly paths: readonly string[];
   /** The in-program discovery functions, present unless `mode` is `full`; give its `bindings` to each run. */
   readonly discovery: ToolDiscovery | undefined;
 }
@@ -80,6 +82,7 @@ export function generateDeclarations(tools: readonly DeclaredTool[], options: De
     text,
     estimatedTokens: estimateTokens(text),
     fullTokens,
+    paths: set.entries.map((entry) => entry.path),
     discovery: mode === 'full' ? undefined : new ToolDiscovery(tools, language, options.naming),
   });
   if (fullTokens <= budget) return result('full', full);

@@ -9,12 +9,15 @@ export interface RunCodeDescriptionInput {
   readonly limits: RuntimeLimits;
 }
 
-const guides: Record<CodeRuntimeLanguage, { intro: string; rules: readonly string[]; fence: string }> = {
+const guides: Record<
+  CodeRuntimeLanguage,
+  { intro: string; rules: (example: string) => readonly string[]; fence: string }
+> = {
   typescript: {
     intro: 'Run a TypeScript program that calls the tools declared below as async functions',
-    rules: [
+    rules: (example) => [
       'The program is the body of an async function: use `await` at the top level, and `return` a JSON value (objects, arrays, strings, finite numbers, booleans, null).',
-      'Call a tool with one JSON argument: `const result = await tools.search({ query: "x" })`. Run independent calls at once with `Promise.all`.',
+      `Call a tool with one JSON argument: \`const result = await ${example}({ ... })\`. Run independent calls at once with \`Promise.all\`.`,
       'A call that fails (denied by policy, invalid input, the tool’s own error) throws an `Error` whose message says why; catch it to carry on.',
       '`console.log` lines come back with the result. Type annotations are allowed. There are no imports, and the declared functions are the only way to reach anything outside the program.',
     ],
@@ -22,9 +25,9 @@ const guides: Record<CodeRuntimeLanguage, { intro: string; rules: readonly strin
   },
   python: {
     intro: 'Run a Python program that calls the tools declared below as async functions',
-    rules: [
+    rules: (example) => [
       'The program is the body of an async function: use `await` at the top level, and `return` a JSON value (dicts, lists, str, int, float, bool, None).',
-      'Call a tool with keyword arguments or one dict: `result = await tools.search(query="x")`. Run independent calls at once with `await asyncio.gather(...)` (`asyncio` is already imported).',
+      `Call a tool with keyword arguments or one dict: \`result = await ${example}(key=value)\`. Run independent calls at once with \`await asyncio.gather(...)\` (\`asyncio\` is already imported).`,
       'A call that fails (denied by policy, invalid input, the tool’s own error) raises `HostCallError` whose message says why; catch it to carry on.',
       '`print` output comes back with the result. The declared functions are the only way to reach anything outside the program.',
     ],
@@ -42,7 +45,10 @@ export function runCodeDescription(input: RunCodeDescriptionInput): string {
   const limits = describeLimits(input.limits);
   const parts = [
     `${guide.intro}, and get back what it logged and returned. One program can do the work of many tool calls: loop, branch, filter and fan out in a single step. Only the logs and the returned value come back, so return just what you need.`,
-    guide.rules.map((rule) => `- ${rule}`).join('\n'),
+    guide
+      .rules(input.declarations.paths[0] ?? 'tools.search')
+      .map((rule) => `- ${rule}`)
+      .join('\n'),
     limits.length > 0
       ? `Limits per run (going over one ends the run, and the result says which):\n${limits.join('\n')}`
       : 'Limits: this runtime does not publish its budgets; a run that exceeds one ends, and the result says which.',

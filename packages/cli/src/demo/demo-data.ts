@@ -52,8 +52,20 @@ const subjects = [
   'API returns 500 on empty filters',
 ];
 
-/** The cities of the demo's offices, with the stations the weather service knows them by. */
+/** The cities of the demo's offices. */
 export const demoCities = ['Lagos', 'Lima', 'Oslo', 'Porto', 'Pune', 'Denver', 'Hanoi', 'Tromsø'] as const;
+
+// Typical early-December daytime highs, so the forecasts look like the places.
+const typicalHigh: Record<string, number> = {
+  Lagos: 31,
+  Lima: 23,
+  Oslo: 1,
+  Porto: 14,
+  Pune: 29,
+  Denver: 7,
+  Hanoi: 22,
+  Tromsø: -3,
+};
 
 /** A fresh copy of the demo tracker's issues: 42 across three projects, made by a seeded generator. */
 export function demoIssues(): DemoIssue[] {
@@ -83,14 +95,15 @@ export function demoIssues(): DemoIssue[] {
 /** The seven-day forecast for a demo city; the same city always gets the same weather. */
 export function demoForecast(city: string, days: number): DemoForecastDay[] {
   const random = seeded([...city].reduce((hash, character) => hash * 31 + character.charCodeAt(0), 7) >>> 0);
-  const base = 4 + random() * 24;
+  const base = (typicalHigh[city] ?? 15) - 3;
   return Array.from({ length: days }, (_, index) => {
     const rain = Math.round(random() * 100) / 100;
-    const high = Math.round(base + random() * 6);
+    // Adding 0 turns a rounded -0 into 0, which JSON can carry.
+    const high = Math.round(base + random() * 6) + 0;
     return {
       date: daysBefore(demoToday, -(index + 1)),
       high,
-      low: high - 4 - Math.round(random() * 5),
+      low: high - 4 - Math.round(random() * 5) + 0,
       rain,
       summary: rain > 0.7 ? 'rain' : rain > 0.4 ? 'showers' : high > 24 ? 'sunny' : 'cloudy',
     };

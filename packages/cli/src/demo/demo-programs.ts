@@ -46,6 +46,7 @@ for forecast in forecasts:
         print(f"{forecast['city']}: no dry, mild day this week")
         continue
     day = min(dry, key=lambda d: d["rain"])
+    print(f"{forecast['city']}: {day['date']}, {day['rain']:.0%} rain, {day['high']} °C")
     best.append({"city": forecast["city"], "date": day["date"], "rain": day["rain"], "high": day["high"]})
 
 best.sort(key=lambda entry: entry["rain"])

@@ -65,7 +65,7 @@ export async function runDemo(io: CliIo, options: DemoOptions = {}): Promise<num
       out(rule(`${index + 1}. ${program.title}`));
       out(`${program.point}${note}\n\n`);
       out(subRule('The model calls run_code with'));
-      out(`${JSON.stringify({ description: program.description, code: program.code }, null, 2)}\n\n`);
+      out(`description: ${program.description}\ncode:\n${program.code.replace(/^/gm, '    ')}\n\n`);
       const { result, rendered } = await runCode.run({ code: program.code, description: program.description });
       out(subRule('The model reads back'));
       out(rendered.text);

@@ -250,3 +250,29 @@ return {"sums": [result["sum"] for result in results], "echoed": echoed}`,
     }
   });
 });
+
+describe('sluice mcp with a large catalogue', () => {
+  it('lists names only and lets the program look tools up itself', async () => {
+    const sluice = await startSluice({
+      mcpServers: { lab: labServer(), twin: labServer() },
+      sluice: { declarationsTokenBudget: 400 },
+    });
+    try {
+      const { tools } = await sluice.client.listTools();
+      const description = tools[0]!.description ?? '';
+      expect(description).toContain('too many to declare here');
+      expect(description).not.toContain('add(input:');
+      const value = await runValue(
+        sluice.client,
+        `const hits = await sluice.searchTools('add numbers');
+         const declaration = await sluice.describeTool(hits[0].name);
+         const { sum } = await lab.add({ a: 1, b: 2 });
+         return { first: hits[0].name, declares: declaration.includes('add(input:'), sum };`,
+      );
+      expect(value).toMatchObject({ declares: true, sum: 3 });
+      expect((value as { first: string }).first).toMatch(/^(lab|twin)\.add$/);
+    } finally {
+      await sluice.close();
+    }
+  });
+});

@@ -1,7 +1,8 @@
 import { InvalidRequestError } from '@sluice/code-runtime';
 import { type ToolBindingName, type ToolBindingNameOptions, toolBindingName } from '@sluice/permissions';
-import { DefinitionRegistry, schemaToType } from './schema-convert.js';
+import { schemaToType } from './schema-convert.js';
 import { type JsonSchema, pascalCase, type TypeNode } from './schema-model.js';
+import { DefinitionRegistry } from './schema-registry.js';
 
 /**
  * What the declarations need of a tool: a `Tool` from `@sluice/permissions` fits, and so does any

@@ -2,6 +2,7 @@ import { pythonReservedWords } from '@sluice/code-runtime';
 import type { DeclaredEntry } from './declarations-entry.js';
 import { compare, groupByNamespace } from './declarations-typescript.js';
 import type { ObjectNode, PropertyNode, TypeNode } from './schema-model.js';
+import { reservedTypeNames } from './schema-registry.js';
 
 const identifier = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -152,6 +153,7 @@ class PythonTypes {
   #nameFor(hint: string, body: string): string {
     for (let suffix = 1; ; suffix += 1) {
       const name = suffix === 1 ? hint : `${hint}${suffix}`;
+      if (reservedTypeNames.has(name)) continue;
       const existing = this.#bodies.get(name);
       if (existing === undefined || existing === body) return name;
     }

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { typescriptType } from './declarations-typescript.js';
-import { DefinitionRegistry, schemaToType } from './schema-convert.js';
+import { schemaToType } from './schema-convert.js';
 import type { JsonSchema } from './schema-model.js';
+import { DefinitionRegistry } from './schema-registry.js';
 
 function typeOf(schema: JsonSchema, registry = new DefinitionRegistry()): string {
   return typescriptType(schemaToType(schema, { hint: 'Root', registry }));
@@ -147,6 +148,14 @@ describe('schemaToType', () => {
     expect(typeOf(tree('string'), registry)).toBe('Tree');
     expect(typeOf({ ...tree('string'), description: 'another tool' }, registry)).toBe('Tree');
     expect(typeOf(tree('number'), registry)).toBe('Tree2');
+  });
+
+  it('never names a type after a global the declarations rely on', () => {
+    const schema = {
+      $ref: '#/$defs/Promise',
+      $defs: { Promise: { type: 'object', properties: { then: { $ref: '#/$defs/Promise' } } } },
+    };
+    expect(typeOf(schema)).toBe('Promise2');
   });
 
   it('stops at the depth cap with unknown', () => {

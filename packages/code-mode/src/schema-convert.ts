@@ -1,3 +1,4 @@
+import { propertyDoc } from './schema-doc.js';
 import {
   intersectionOf,
   type JsonSchema,
@@ -10,39 +11,8 @@ import {
   unionOf,
   unknownType,
 } from './schema-model.js';
-
-/** Named types shared by every schema of one declaration set: recursive `$ref`s become named types here. */
-export class DefinitionRegistry {
-  readonly #namesByKey = new Map<string, string>();
-  readonly #bodies = new Map<string, TypeNode>();
-  readonly #taken = new Set<string>();
-
-  /** The name of the definition identified by `key`, allocating `preferred` (or `preferred2`, ...) the first time. */
-  name(key: string, preferred: string): string {
-    const known = this.#namesByKey.get(key);
-    if (known !== undefined) return known;
-    let name = preferred;
-    for (let suffix = 2; this.#taken.has(name); suffix += 1) name = `${preferred}${suffix}`;
-    this.#taken.add(name);
-    this.#namesByKey.set(key, name);
-    return name;
-  }
-
-  /** The name already allocated for `key`, if any. */
-  lookup(key: string): string | undefined {
-    return this.#namesByKey.get(key);
-  }
-
-  /** Records a definition's body, once. */
-  define(name: string, type: TypeNode): void {
-    if (!this.#bodies.has(name)) this.#bodies.set(name, type);
-  }
-
-  /** Every defined type, in the order they were first defined. */
-  get definitions(): ReadonlyMap<string, TypeNode> {
-    return this.#bodies;
-  }
-}
+import { collectReferences, isSchemaObject, resolvePointer, type SchemaObject } from './schema-pointer.js';
+import type { DefinitionRegistry } from './schema-registry.js';
 
 /** Options for {@link schemaToType}. */
 export interface SchemaToTypeOptions {
@@ -65,8 +35,6 @@ interface Walk {
   readonly expanding: Map<string, { recursive: boolean; name: string | undefined }>;
   expansions: number;
 }
-
-type SchemaObject = { readonly [keyword: string]: unknown };
 
 /**
  * Reduces a JSON Schema to a {@link TypeNode}. Total: anything it does not understand becomes
@@ -159,7 +127,7 @@ function objectType(walk: Walk, schema: SchemaObject, hint: string, depth: numbe
         name,
         type: convert(walk, propertySchema, `${hint}${pascalCase(name)}`, depth + 1),
         optional: !required.has(name),
-        doc: propertyDoc(walk, propertySchema),
+        doc: propertyDoc(walk.root, propertySchema),
       });
     }
   }
@@ -241,72 +209,8 @@ function closureKey(walk: Walk, reference: string): string {
   return key;
 }
 
-function collectReferences(value: unknown, into: string[]): void {
-  if (Array.isArray(value)) for (const item of value) collectReferences(item, into);
-  else if (typeof value === 'object' && value !== null) {
-    for (const [key, child] of Object.entries(value)) {
-      if (key === '$ref' && typeof child === 'string' && child.startsWith('#')) into.push(child);
-      else collectReferences(child, into);
-    }
-  }
-}
-
-function resolvePointer(root: JsonSchema, reference: string): unknown {
-  if (!reference.startsWith('#')) return undefined;
-  const pointer = reference.slice(1);
-  if (pointer === '') return root;
-  if (!pointer.startsWith('/')) return undefined;
-  let current: unknown = root;
-  for (const raw of pointer.slice(1).split('/')) {
-    let segment: string;
-    try {
-      segment = decodeURIComponent(raw).replaceAll('~1', '/').replaceAll('~0', '~');
-    } catch {
-      return undefined;
-    }
-    if (typeof current !== 'object' || current === null || !Object.hasOwn(current, segment)) return undefined;
-    current = (current as Record<string, unknown>)[segment];
-  }
-  return current;
-}
-
 function literalOf(value: unknown): TypeNode {
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return { kind: 'literal', value };
   if (typeof value === 'number' && Number.isFinite(value)) return { kind: 'literal', value };
   return unknownType;
-}
-
-function propertyDoc(walk: Walk, schema: unknown): string | undefined {
-  if (!isSchemaObject(schema)) return undefined;
-  const target = typeof schema.$ref === 'string' ? resolvePointer(walk.root, schema.$ref) : undefined;
-  const text = describedText(schema) ?? (isSchemaObject(target) ? describedText(target) : undefined);
-  const notes: string[] = text === undefined ? [] : [/[.!?]$/.test(text) ? text : `${text}.`];
-  const fact = (label: string, value: unknown) => {
-    if (value !== undefined) notes.push(`${label}: ${typeof value === 'string' ? value : stableStringify(value)}.`);
-  };
-  fact('Format', schema.format);
-  if (schema.default !== undefined) notes.push(`Default: ${stableStringify(schema.default)}.`);
-  fact('Minimum', schema.minimum);
-  fact('Maximum', schema.maximum);
-  fact('Greater than', typeof schema.exclusiveMinimum === 'number' ? schema.exclusiveMinimum : undefined);
-  fact('Less than', typeof schema.exclusiveMaximum === 'number' ? schema.exclusiveMaximum : undefined);
-  fact('Min length', schema.minLength);
-  fact('Max length', schema.maxLength);
-  fact('Pattern', schema.pattern);
-  fact('Min items', schema.minItems);
-  fact('Max items', schema.maxItems);
-  if (schema.deprecated === true) notes.push('Deprecated.');
-  return notes.length > 0 ? notes.join(' ') : undefined;
-}
-
-function describedText(schema: SchemaObject): string | undefined {
-  for (const key of ['description', 'title']) {
-    const value = schema[key];
-    if (typeof value === 'string' && value.trim() !== '') return value.trim().replace(/\s+/g, ' ');
-  }
-  return undefined;
-}
-
-function isSchemaObject(value: unknown): value is SchemaObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -27,6 +27,8 @@ export interface WorkerBoot {
   readonly preludeSource: string;
   /** Bytes of external memory (beyond the worker's own baseline) at which a sample ends the run. */
   readonly memoryBytes: number;
+  /** Nice value for the worker thread where the OS allows per-thread priorities (Linux). */
+  readonly niceness: number;
 }
 
 /**
@@ -46,7 +48,21 @@ export function workerMain(require: (id: string) => unknown, harden: () => void)
   const port = threads.parentPort!;
   const boot = threads.workerData as WorkerBoot;
   const processObject = require('node:process') as NodeJS.Process;
+  lowerThreadPriority();
   harden();
+
+  // On Linux a thread has its own nice value: running programs a little below the host thread
+  // keeps the host's timers (deadlines, kills) on time when the cores are saturated.
+  function lowerThreadPriority(): void {
+    try {
+      const fs = require('node:fs') as typeof import('node:fs');
+      const os = require('node:os') as typeof import('node:os');
+      const thread = Number(fs.readlinkSync('/proc/thread-self').split('/').pop());
+      if (Number.isSafeInteger(thread) && thread > 0) os.setPriority(thread, boot.niceness);
+    } catch {
+      // Not Linux, or not permitted: the worker keeps the host's priority.
+    }
+  }
 
   const header = new Int32Array(boot.logBuffer, 0, 4);
   const preludeScript = new vm.Script(boot.preludeSource, { filename: 'sluice-prelude.js' });

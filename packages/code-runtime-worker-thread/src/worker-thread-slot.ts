@@ -65,6 +65,7 @@ export class WorkerSlot {
       logBuffer,
       preludeSource,
       memoryBytes: settings.memoryBytes,
+      niceness: 5,
       preludeConfig: JSON.stringify({
         logBytes: settings.logBytes,
         valueBytes: settings.valueBytes,

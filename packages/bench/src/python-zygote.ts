@@ -1,0 +1,159 @@
+import { readFileSync } from 'node:fs';
+import type { HostFunction } from '@sluice/code-runtime';
+// Imported from source, so the bench needs no build of the provider (tsx runs it as it is).
+import { createPythonCodeRuntime, type PythonCodeRuntime } from '../../code-runtime-python/src/index.js';
+import {
+  type BenchRow,
+  type BenchSuite,
+  checkOutput,
+  pause,
+  percentile,
+  residentMb,
+  sequentialLatency,
+  throughputs,
+} from './bench-harness.js';
+
+/** The bench program in Python: one host call, one log line, a value. */
+export const pythonBenchProgram = 'r = await tools.echo({"x": 1})\nprint(r["x"])\nreturn r["x"] + 1';
+
+/** DESIGN.md §8 targets for the Python provider. */
+export const pythonTargets = { p50Ms: 4, runsPerSecondC8: 400, killP95Ms: 5, roundTripMs: 0.2 } as const;
+
+const echo: HostFunction = async (input) => input;
+const bindings = { tools: { echo } };
+
+/** `@sluice/code-runtime-python`: CPython children forked from a zygote, with its default settings. */
+export const suite: BenchSuite = {
+  name: 'python',
+  async measure(scale) {
+    const count = Math.max(20, Math.round(500 * scale));
+    const total = Math.max(40, Math.round(1000 * scale));
+    const runtime = createPythonCodeRuntime();
+    const once = async () => {
+      const result = await runtime.run({ program: pythonBenchProgram, bindings });
+      checkOutput(
+        result.ok ? result.value : result.failure,
+        result.logs.map((entry) => entry.text),
+      );
+    };
+    const latency = await sequentialLatency(once, 50, count);
+    const runsPerSecond = await throughputs(once, total);
+    const roundTripMs = await roundTrip(runtime, scale);
+    await runtime.dispose();
+    const kill = await killLatency(scale);
+    const rssPerLiveRunMb = await livingMemory();
+    const row: BenchRow = {
+      substrate: 'python (zygote fork per run)',
+      ...latency,
+      runsPerSecond,
+      ...kill,
+      roundTripMs,
+      rssPerLiveRunMb,
+      note: '',
+    };
+    return [{ ...row, note: `fresh forked child per run, two spares forked ahead; ${againstTargets(row)}` }];
+  },
+};
+
+/** The row against the targets, as ratios (above 1 is better than the target). */
+export function againstTargets(row: BenchRow): string {
+  const parts: string[] = [];
+  const lower = (label: string, value: number | undefined, target: number) => {
+    if (value !== undefined) parts.push(`${label} ${(target / value).toFixed(2)}× (target ≤ ${target})`);
+  };
+  lower('p50', row.p50Ms, pythonTargets.p50Ms);
+  if (row.runsPerSecond !== undefined) {
+    parts.push(
+      `c=8 ${(row.runsPerSecond.c8 / pythonTargets.runsPerSecondC8).toFixed(2)}× (target ≥ ${pythonTargets.runsPerSecondC8})`,
+    );
+  }
+  lower('kill p95', row.killP95Ms, pythonTargets.killP95Ms);
+  lower('host call', row.roundTripMs, pythonTargets.roundTripMs);
+  return `against DESIGN §8: ${parts.join(', ')}`;
+}
+
+async function roundTrip(runtime: PythonCodeRuntime, scale: number): Promise<number> {
+  const calls = 200;
+  const many = `for index in range(${calls}):\n    await tools.echo(index)\nreturn 1`;
+  const samples: number[] = [];
+  for (let trial = 0; trial < Math.max(5, Math.round(30 * scale)); trial += 1) {
+    const startMany = performance.now();
+    await runtime.run({ program: many, bindings });
+    const manyMs = performance.now() - startMany;
+    const startNone = performance.now();
+    await runtime.run({ program: 'return 1', bindings });
+    samples.push((manyMs - (performance.now() - startNone)) / calls);
+  }
+  return percentile(samples, 50);
+}
+
+/** Whether the process runs anything any more (gone, or a zombie waiting to be reaped). */
+export function processGone(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat[stat.lastIndexOf(')') + 2] === 'Z';
+  } catch {
+    return true;
+  }
+}
+
+/** Waits, polling as fast as the event loop allows, until `pid` is gone; returns when it was seen gone. */
+export async function goneAt(pid: number): Promise<number> {
+  while (!processGone(pid)) await new Promise((resolve) => setImmediate(resolve));
+  return performance.now();
+}
+
+async function killLatency(scale: number): Promise<{ killP50Ms: number; killP95Ms: number }> {
+  const deadlineMs = 50;
+  const runtime = createPythonCodeRuntime({ wallTimeMs: deadlineMs });
+  let pid = 0;
+  const announce: HostFunction = (input) => {
+    pid = input as number;
+    return null;
+  };
+  const program = 'import os\nawait tools.announce(os.getpid())\nwhile True:\n    pass';
+  await runtime.run({ program: 'return 1' });
+  const samples: number[] = [];
+  for (let trial = 0; trial < Math.max(8, Math.round(40 * scale)); trial += 1) {
+    const start = performance.now();
+    const result = await runtime.run({ program, bindings: { tools: { announce } } });
+    if (result.ok || result.failure.kind !== 'timeout') throw new Error('bench: the loop was not stopped as a timeout');
+    samples.push((await goneAt(pid)) - (start + deadlineMs));
+    await pause(60);
+  }
+  await runtime.dispose();
+  return { killP50Ms: percentile(samples, 50), killP95Ms: percentile(samples, 95) };
+}
+
+/** Proportional set size of a process in MiB: its share of pages shared with the zygote and siblings. */
+export function proportionalMb(pid: number): number {
+  try {
+    const match = /^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
+    return match === null ? 0 : Number(match[1]) / 1024;
+  } catch {
+    return 0;
+  }
+}
+
+async function livingMemory(): Promise<number> {
+  const live = 16;
+  const runtime = createPythonCodeRuntime();
+  await runtime.run({ program: 'return 1' });
+  await pause(200);
+  const before = residentMb();
+  const pids: number[] = [];
+  const hold: HostFunction = (input) => {
+    pids.push(input as number);
+    return new Promise(() => {});
+  };
+  const runs = Array.from({ length: live }, () =>
+    runtime.start({ program: 'import os\nawait tools.hold(os.getpid())', bindings: { tools: { hold } } }),
+  );
+  while (pids.length < live) await pause(20);
+  await pause(500);
+  const host = (residentMb() - before) / live;
+  const children = pids.reduce((sum, pid) => sum + proportionalMb(pid), 0) / live;
+  for (const run of runs) run.cancel('benchmark done');
+  await runtime.dispose();
+  return host + children;
+}

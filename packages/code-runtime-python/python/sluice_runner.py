@@ -5,6 +5,7 @@ import builtins
 import gc
 import os
 import resource
+import selectors
 import signal
 import socket
 import sys
@@ -31,7 +32,7 @@ def run_child(order, sockets, context):
     try:
         _prepare_process(order, sockets, context)
         channel = sluice_channel.Channel(3)
-        loop = asyncio.new_event_loop()
+        loop = _event_loop(context.get('loop'))
         asyncio.set_event_loop(loop)
         layers, limits = sluice_containment.apply(
             context['layers'],
@@ -41,11 +42,10 @@ def run_child(order, sockets, context):
             order['directory'],
             context['seccompFilter'],
         )
-        started = {'v': PROTOCOL_VERSION, 'type': 'started', 'layers': _fixed_layers() + layers, **limits}
+        started = {'v': PROTOCOL_VERSION, 'type': 'started', 'pid': os.getpid(), 'layers': _fixed_layers() + layers, **limits}
         effective = limits['addressSpaceBytes']
         if effective is not None and effective < context['requiredBytes']:
             started['error'] = _gate_message(effective, context['requiredBytes'])
-        _warm_up(loop)
         channel.send(started)
         if 'error' in started:
             os._exit(0)
@@ -61,17 +61,27 @@ def run_child(order, sockets, context):
     os._exit(0)
 
 
-async def _warm_up_program():
-    await asyncio.sleep(0)
-    return ()
+def prepare_event_loop():
+    """Run once in the zygote: an event loop whose Python objects every child inherits already built.
+
+    A poll selector keeps no kernel state, so the only per-process part is the self-pipe, which
+    each child replaces (see _event_loop).
+    """
+    return asyncio.SelectorEventLoop(selectors.PollSelector())
 
 
-def _warm_up(loop):
-    # A child waits as a spare before its run; touching the compiler and the event loop now copies
-    # their pages (copy-on-write) off the run's critical path.
-    code = sluice_program.compile_program('value = [1]\nreturn value\n')
-    del code
-    loop.run_until_complete(_warm_up_program())
+def _event_loop(template):
+    if template is not None:
+        try:
+            # The zygote's self-pipe descriptors were closed with every other inherited one.
+            template._ssock.detach()
+            template._csock.detach()
+            template._selector = selectors.PollSelector()
+            template._make_self_pipe()
+            return template
+        except AttributeError:
+            pass  # Another CPython's event-loop internals: build one the ordinary way.
+    return asyncio.new_event_loop()
 
 
 def prepare_environment():

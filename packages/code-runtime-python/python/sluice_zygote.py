@@ -1,7 +1,7 @@
 """The zygote: a pre-started interpreter with the runner loaded that forks one child per run.
 
 Started by the host as `python -I -S -B sluice_zygote.py <config JSON>`. It reads commands (`fork`,
-`kill`) as JSON lines on stdin and writes reports (`ready`, `forked`, `exit`, `boot-error`) as JSON
+`kill`) as JSON lines on stdin and writes reports (`ready`, `exit`, `boot-error`) as JSON
 lines on stdout. With `--probe` it only writes `ready` (or `boot-error`) and exits.
 """
 
@@ -19,6 +19,7 @@ import gc  # noqa: E402
 import json  # noqa: E402
 import os  # noqa: E402
 import select  # noqa: E402
+import shutil  # noqa: E402
 import signal  # noqa: E402
 import socket  # noqa: E402
 import time  # noqa: E402
@@ -53,8 +54,9 @@ class Zygote:
             'readable': sluice_containment.read_paths(),
             'zygotePid': os.getpid(),
             'seccompFilter': sluice_seccomp.Filter() if 'seccomp' in ready['layers'] else None,
+            'loop': sluice_runner.prepare_event_loop(),
         }
-        self.runs = {}  # pid -> run number, for children not yet reaped
+        self.runs = {}  # pid -> (run number, working directory), for children not yet reaped
         self.children_file = f'/proc/self/task/{os.getpid()}/children'
 
     def serve(self):
@@ -90,7 +92,7 @@ class Zygote:
         if frame['type'] == 'fork':
             self.fork(frame)
         elif frame['type'] == 'kill':
-            for pid, run in list(self.runs.items()):
+            for pid, (run, _directory) in list(self.runs.items()):
                 if run == frame['run']:
                     _kill(pid)
 
@@ -113,8 +115,7 @@ class Zygote:
             sluice_runner.run_child(order, sockets, self.context)
         for connection in sockets:
             connection.close()
-        self.runs[pid] = order['run']
-        _report({'v': PROTOCOL_VERSION, 'type': 'forked', 'run': order['run'], 'pid': pid})
+        self.runs[pid] = (order['run'], order['directory'])
 
     def reap(self):
         while True:
@@ -124,11 +125,13 @@ class Zygote:
                 return
             if pid == 0:
                 return
-            run = self.runs.pop(pid, None)
-            if run is None:
+            entry = self.runs.pop(pid, None)
+            if entry is None:
                 continue  # a stray from an earlier sweep
+            run, directory = entry
             _kill_group(pid)  # whatever is left of its process group; the pid itself may be reused now
             self.sweep()
+            _remove(directory)
             report = {'v': PROTOCOL_VERSION, 'type': 'exit', 'run': run, 'code': None, 'signal': None}
             if os.WIFSIGNALED(status):
                 report['signal'] = os.WTERMSIG(status)
@@ -172,6 +175,15 @@ class Zygote:
             self.reap()
             time.sleep(0.001)
         self.sweep()
+
+
+def _remove(directory):
+    try:
+        os.rmdir(directory)
+    except FileNotFoundError:
+        pass
+    except OSError:
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 def _kill_group(pid):

@@ -219,7 +219,6 @@ export class PythonChildPool {
   }
 
   #route(children: Map<number, PythonChild>, report: ZygoteReport): void {
-    if (report.type === 'forked') children.get(report.run)?.forked(report.pid);
-    else if (report.type === 'exit') children.get(report.run)?.exited(report);
+    if (report.type === 'exit') children.get(report.run)?.exited(report);
   }
 }

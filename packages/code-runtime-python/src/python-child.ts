@@ -110,11 +110,6 @@ export class PythonChild {
     socket.resume();
   }
 
-  /** The zygote's `forked` report. */
-  forked(pid: number): void {
-    this.#pid = pid;
-  }
-
   /** The zygote's `exit` report: the child and everything it started are gone. */
   exited(report: ExitReport): void {
     if (this.#exit !== undefined) return;
@@ -199,6 +194,7 @@ export class PythonChild {
   }
 
   #started(frame: StartedFrame): void {
+    this.zygote.answered(this.runNumber);
     if (frame.error !== undefined) {
       this.#fail(frame.error);
       this.#release();
@@ -211,6 +207,7 @@ export class PythonChild {
       this.#release();
       return;
     }
+    this.#pid = frame.pid;
     this.#state = 'ready';
     this.#settleReady(undefined);
   }
@@ -272,14 +269,14 @@ export class PythonChild {
   #settle(graceOver: boolean): void {
     const run = this.#run;
     if (run === undefined || run.ended) return;
+    // Every channel must be at its end, so nothing the child sent (a frame after done) is left unread.
+    // Only a child whose descendants still hold a channel open gets cut off, after a grace period.
     const allEnded = streams.every((stream) => this.#ended.has(stream));
-    if (this.#done !== undefined && (allEnded || this.#exit !== undefined)) {
-      this.#flushLogs();
-      run.finish(...outcomeOfDone(this.#done, this.context.config));
-    } else if (this.#exit !== undefined && (allEnded || graceOver)) {
-      this.#flushLogs();
-      run.finish(...failureOfExit(this.#exit, this.context.config));
-    }
+    if (!allEnded && !(graceOver && this.#exit !== undefined)) return;
+    if (this.#done === undefined && this.#exit === undefined) return;
+    this.#flushLogs();
+    const { config } = this.context;
+    run.finish(...(this.#done !== undefined ? outcomeOfDone(this.#done, config) : failureOfExit(this.#exit!, config)));
   }
 
   #flushLogs(): void {
@@ -332,7 +329,8 @@ export class PythonChild {
 
   async #cleanUp(): Promise<void> {
     clearTimeout(this.#exitTimer);
-    await rm(this.directory, { recursive: true, force: true }).catch(() => {});
+    // The zygote removes the directory before it reports an exit; a child orphaned by a dead zygote has no report.
+    if (this.#exit?.error !== undefined) await rm(this.directory, { recursive: true, force: true }).catch(() => {});
     this.#settleGone();
   }
 }

@@ -79,7 +79,7 @@ export class Zygote {
     return this.#bootError;
   }
 
-  /** Asks for one child. Its `forked` (or failed `exit`) report must come within the response time. */
+  /** Asks for one child. Its `started` frame (see {@link answered}) or its `exit` report must come within the response time. */
   fork(run: number, token: string, directory: string): void {
     if (this.#dead) return;
     this.#unanswered.set(
@@ -90,6 +90,12 @@ export class Zygote {
       ),
     );
     this.#send({ v: wireProtocolVersion, type: 'fork', run, token, directory });
+  }
+
+  /** The child of `run` sent `started`: the zygote did answer that fork. */
+  answered(run: number): void {
+    clearTimeout(this.#unanswered.get(run));
+    this.#unanswered.delete(run);
   }
 
   /** Asks the zygote to kill a child's process group (it knows whether the pid is still that child's). */
@@ -134,10 +140,7 @@ export class Zygote {
       this.#die(`the zygote sent ${report.type} before ready`);
       return;
     }
-    if (report.type === 'forked' || report.type === 'exit') {
-      clearTimeout(this.#unanswered.get(report.run));
-      this.#unanswered.delete(report.run);
-    }
+    if (report.type === 'exit') this.answered(report.run);
     this.onReport(report);
   }
 

@@ -18,7 +18,7 @@ describe('pinned wire protocol', () => {
     expect([...childFrameTypes]).toEqual(['started', 'log', 'call', 'done']);
     expect([...hostFrameTypes]).toEqual(['run', 'reply']);
     expect([...zygoteCommandTypes]).toEqual(['fork', 'kill']);
-    expect([...zygoteReportTypes]).toEqual(['ready', 'boot-error', 'forked', 'exit']);
+    expect([...zygoteReportTypes]).toEqual(['ready', 'boot-error', 'exit']);
   });
 });
 

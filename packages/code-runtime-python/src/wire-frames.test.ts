@@ -8,7 +8,7 @@ function problemOf(parsed: { frame: unknown } | { problem: string }): string | u
 describe('parseChildFrame', () => {
   it('accepts each frame a child may send', () => {
     const frames = [
-      { v: 1, type: 'started', layers: ['session', 'rlimits'], addressSpaceBytes: 1024, cpuSeconds: null },
+      { v: 1, type: 'started', pid: 42, layers: ['session', 'rlimits'], addressSpaceBytes: 1024, cpuSeconds: null },
       { v: 1, type: 'log', stream: 'stderr', text: 'oops\n' },
       { v: 1, type: 'call', id: 1, namespace: 'tools', name: 'search', input: { query: ['x', null] } },
       { v: 1, type: 'done', ok: true },
@@ -32,7 +32,8 @@ describe('parseChildFrame', () => {
       { v: 1, type: 'call', id: 1, namespace: 'not valid', name: 'x', input: null },
       { v: 1, type: 'done', ok: false, error: { kind: 'timeout', message: 'forged' } },
       { v: 1, type: 'done', ok: true, error: { kind: 'exception', message: 'both' } },
-      { v: 1, type: 'started', layers: 'all', addressSpaceBytes: null, cpuSeconds: null },
+      { v: 1, type: 'started', pid: 42, layers: 'all', addressSpaceBytes: null, cpuSeconds: null },
+      { v: 1, type: 'started', layers: [], addressSpaceBytes: null, cpuSeconds: null },
     ];
     for (const frame of refused) expect(problemOf(parseChildFrame(frame)), JSON.stringify(frame)).toBeDefined();
   });
@@ -52,8 +53,8 @@ describe('parseHelloFrame and parseZygoteReport', () => {
     expect(problemOf(parseHelloFrame({ v: 1, type: 'hello', token, stream: 'control' }))).toBeUndefined();
     expect(problemOf(parseHelloFrame({ v: 1, type: 'hello', token: 'short', stream: 'control' }))).toBeDefined();
     expect(problemOf(parseHelloFrame({ v: 1, type: 'hello', token, stream: 'stdin' }))).toBeDefined();
-    expect(problemOf(parseZygoteReport({ v: 1, type: 'forked', run: 3, pid: 1234 }))).toBeUndefined();
     expect(problemOf(parseZygoteReport({ v: 1, type: 'exit', run: 3, code: null, signal: 9 }))).toBeUndefined();
-    expect(problemOf(parseZygoteReport({ v: 1, type: 'forked', run: 3 }))).toBeDefined();
+    expect(problemOf(parseZygoteReport({ v: 1, type: 'exit', run: 3, code: 'none' }))).toBeDefined();
+    expect(problemOf(parseZygoteReport({ v: 1, type: 'forked', run: 3, pid: 1234 }))).toBeDefined();
   });
 });

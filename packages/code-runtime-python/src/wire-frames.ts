@@ -14,7 +14,7 @@ export const helloFrameType = 'hello';
 /** Commands the host writes to the zygote's stdin. Pinned by a test. */
 export const zygoteCommandTypes = ['fork', 'kill'] as const;
 /** Reports the zygote writes to its stdout. Pinned by a test. */
-export const zygoteReportTypes = ['ready', 'boot-error', 'forked', 'exit'] as const;
+export const zygoteReportTypes = ['ready', 'boot-error', 'exit'] as const;
 
 /** The three connections of one child, by the `stream` of their hello. */
 export type ChildStream = 'control' | 'stdout' | 'stderr';
@@ -29,6 +29,8 @@ export interface HelloFrame {
 export interface StartedFrame {
   readonly v: 1;
   readonly type: 'started';
+  /** Sent before any program code runs, so the host may trust it for the kill. */
+  readonly pid: number;
   readonly layers: readonly string[];
   readonly addressSpaceBytes: number | null;
   readonly cpuSeconds: number | null;
@@ -89,7 +91,6 @@ export interface ReadyReport {
 export type ZygoteReport =
   | ReadyReport
   | { readonly v: 1; readonly type: 'boot-error'; readonly message: string }
-  | { readonly v: 1; readonly type: 'forked'; readonly run: number; readonly pid: number }
   | {
       readonly v: 1;
       readonly type: 'exit';
@@ -121,6 +122,7 @@ const childSchemas: Readonly<Record<ChildFrame['type'], WireSchema>> = {
   started: wire.object({
     v: version,
     type: wire.literal('started'),
+    pid: wire.integer(1),
     layers: wire.array(layerName, 32),
     addressSpaceBytes: nullableCount,
     cpuSeconds: nullableCount,
@@ -175,7 +177,6 @@ const zygoteSchemas: Readonly<Record<ZygoteReport['type'], WireSchema>> = {
     cpuSeconds: nullableCount,
   }),
   'boot-error': wire.object({ v: version, type: wire.literal('boot-error'), message: text }),
-  forked: wire.object({ v: version, type: wire.literal('forked'), run: count, pid: wire.integer(1) }),
   exit: wire.object({
     v: version,
     type: wire.literal('exit'),

@@ -18,6 +18,8 @@ export function makeInspector(intrinsics: PreludeIntrinsics): (args: readonly un
     isArray,
     stringify,
     String: StringConstructor,
+    Number: NumberConstructor,
+    trunc,
     charCodeAt,
     stringSlice,
     indexOf,
@@ -264,9 +266,68 @@ export function makeInspector(intrinsics: PreludeIntrinsics): (args: readonly un
     return message === '' ? name : `${name}: ${message}`;
   }
 
+  function show(value: unknown): string {
+    try {
+      return typeof value === 'string' ? value : format(value, 0, new MapConstructor<object, true>());
+    } catch {
+      return '[value that could not be inspected]';
+    }
+  }
+
+  // printf-style directives in a first string argument, as Node's console does: %s %d %i %f %j %o %O %c %%.
+  function substitute(template: string, args: readonly unknown[]): { text: string; used: number } {
+    let text = '';
+    let used = 1;
+    let start = 0;
+    for (;;) {
+      const at = apply(indexOf, template, ['%', start]);
+      if (at === -1 || at === template.length - 1) break;
+      const directive = apply(stringSlice, template, [at + 1, at + 2]);
+      text += apply(stringSlice, template, [start, at]);
+      start = at + 2;
+      if (directive === '%') {
+        text += '%';
+        continue;
+      }
+      if (directive === 'c') {
+        used += 1;
+        continue;
+      }
+      if (used >= args.length || apply(indexOf, 'sdifjoO', [directive]) === -1) {
+        text += `%${directive}`;
+        continue;
+      }
+      const value = args[used];
+      used += 1;
+      if (directive === 's') text += typeof value === 'string' ? value : show(value);
+      else if (directive === 'd' || directive === 'i' || directive === 'f') {
+        const number = typeof value === 'bigint' ? value : NumberConstructor(value as number);
+        text +=
+          typeof number === 'bigint'
+            ? `${StringConstructor(number)}n`
+            : StringConstructor(directive === 'i' ? trunc(number) : number);
+      } else if (directive === 'j') {
+        try {
+          text += stringify(value) ?? 'undefined';
+        } catch {
+          text += '[Circular]';
+        }
+      } else text += typeof value === 'string' ? quote(value) : show(value);
+    }
+    return { text: text + apply(stringSlice, template, [start]), used };
+  }
+
   return function inspect(args: readonly unknown[]): string {
     let text = '';
-    for (let index = 0; index < args.length; index += 1) {
+    let first = 0;
+    if (typeof args[0] === 'string' && args.length > 1 && apply(indexOf, args[0], ['%']) !== -1) {
+      const substituted = substitute(args[0], args);
+      text = substituted.text;
+      first = substituted.used;
+      for (let index = first; index < args.length; index += 1) text += ` ${show(args[index])}`;
+      return text;
+    }
+    for (let index = first; index < args.length; index += 1) {
       const value = args[index];
       let piece: string;
       try {

@@ -95,6 +95,7 @@ describe('WorkerThreadCodeRuntime programs', () => {
       'class Point { constructor(public x: number) {} }',
       'console.error(new Point(1), [function named() {}, Symbol("s")], new Error("shown"));',
       'console.debug({ get lazy() { throw new Error("never run") } });',
+      "console.log('%s has %d items, %i%% done: %j %o', 'cart', 3, 42.9, { a: 1 }, 'quoted', 'extra');",
     ].join('\n');
     const result = await runtime.run({ program });
     expect(result.ok).toBe(true);
@@ -107,6 +108,7 @@ describe('WorkerThreadCodeRuntime programs', () => {
       'error|Point { x: 1 } [ [Function: named], Symbol(s) ] Error: shown',
       'error|    at program.ts:5:65',
       'debug|{ lazy: [Getter] }',
+      `log|cart has 3 items, 42% done: {"a":1} 'quoted' extra`,
     ]);
   });
 

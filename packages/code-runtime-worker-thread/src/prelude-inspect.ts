@@ -1,4 +1,5 @@
 import type { PreludeIntrinsics } from './prelude-intrinsics.js';
+import type { makePrintf } from './prelude-printf.js';
 
 /**
  * In-context `console` formatting, in the spirit of Node's `util.inspect` on one line. Serialised
@@ -6,7 +7,10 @@ import type { PreludeIntrinsics } from './prelude-intrinsics.js';
  * Accessors print as `[Getter]` and are never invoked; Proxy traps may run, in the context, under
  * the run's budgets.
  */
-export function makeInspector(intrinsics: PreludeIntrinsics): (args: readonly unknown[]) => string {
+export function makeInspector(
+  intrinsics: PreludeIntrinsics,
+  printf: typeof makePrintf,
+): (args: readonly unknown[]) => string {
   const {
     apply,
     keys,
@@ -18,8 +22,6 @@ export function makeInspector(intrinsics: PreludeIntrinsics): (args: readonly un
     isArray,
     stringify,
     String: StringConstructor,
-    Number: NumberConstructor,
-    trunc,
     charCodeAt,
     stringSlice,
     indexOf,
@@ -274,48 +276,7 @@ export function makeInspector(intrinsics: PreludeIntrinsics): (args: readonly un
     }
   }
 
-  // printf-style directives in a first string argument, as Node's console does: %s %d %i %f %j %o %O %c %%.
-  function substitute(template: string, args: readonly unknown[]): { text: string; used: number } {
-    let text = '';
-    let used = 1;
-    let start = 0;
-    for (;;) {
-      const at = apply(indexOf, template, ['%', start]);
-      if (at === -1 || at === template.length - 1) break;
-      const directive = apply(stringSlice, template, [at + 1, at + 2]);
-      text += apply(stringSlice, template, [start, at]);
-      start = at + 2;
-      if (directive === '%') {
-        text += '%';
-        continue;
-      }
-      if (directive === 'c') {
-        used += 1;
-        continue;
-      }
-      if (used >= args.length || apply(indexOf, 'sdifjoO', [directive]) === -1) {
-        text += `%${directive}`;
-        continue;
-      }
-      const value = args[used];
-      used += 1;
-      if (directive === 's') text += typeof value === 'string' ? value : show(value);
-      else if (directive === 'd' || directive === 'i' || directive === 'f') {
-        const number = typeof value === 'bigint' ? value : NumberConstructor(value as number);
-        text +=
-          typeof number === 'bigint'
-            ? `${StringConstructor(number)}n`
-            : StringConstructor(directive === 'i' ? trunc(number) : number);
-      } else if (directive === 'j') {
-        try {
-          text += stringify(value) ?? 'undefined';
-        } catch {
-          text += '[Circular]';
-        }
-      } else text += typeof value === 'string' ? quote(value) : show(value);
-    }
-    return { text: text + apply(stringSlice, template, [start]), used };
-  }
+  const substitute = printf(intrinsics, show, quote);
 
   return function inspect(args: readonly unknown[]): string {
     let text = '';

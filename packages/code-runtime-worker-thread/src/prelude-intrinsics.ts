@@ -62,6 +62,9 @@ export interface PreludeIntrinsics {
   readonly typedArrayLength: (this: Uint8Array) => number;
   readonly typedArrayName: (this: Uint8Array) => string | undefined;
   readonly arrayBufferByteLength: (this: ArrayBuffer) => number;
+  readonly Int32Array: Int32ArrayConstructor;
+  readonly Uint16Array: Uint16ArrayConstructor;
+  readonly atomicsStore: typeof Atomics.store;
 }
 
 /**
@@ -132,5 +135,8 @@ export function captureIntrinsics(): PreludeIntrinsics {
     typedArrayLength: getter(typedArrayProto, 'length'),
     typedArrayName: getter(typedArrayProto, Symbol.toStringTag),
     arrayBufferByteLength: getter(ArrayBuffer.prototype, 'byteLength'),
+    Int32Array,
+    Uint16Array,
+    atomicsStore: Atomics.store,
   };
 }

@@ -1,5 +1,7 @@
 import type { PreludeIntrinsics } from './prelude-intrinsics.js';
+import type { makeLogWriter, PreludeLogWriter } from './prelude-log.js';
 import type { installMeter } from './prelude-meter.js';
+import type { makePrintf } from './prelude-printf.js';
 
 /** The one function the worker calls into a run's context with. Arguments and results are primitives, except a program value passed straight through. */
 export type Pump = (operation: string, first?: unknown, second?: unknown, third?: unknown) => unknown;
@@ -17,14 +19,15 @@ export type Pump = (operation: string, first?: unknown, second?: unknown, third?
  */
 export function preludeMain(
   capture: () => PreludeIntrinsics,
+  makeLogs: typeof makeLogWriter,
   makeJsonWriter: (intrinsics: PreludeIntrinsics) => (value: unknown, limitChars: number) => string,
-  makeInspector: (intrinsics: PreludeIntrinsics) => (args: readonly unknown[]) => string,
+  makeInspector: (intrinsics: PreludeIntrinsics, printf: typeof makePrintf) => (args: readonly unknown[]) => string,
+  printf: typeof makePrintf,
   meter: typeof installMeter,
 ): Pump {
   const global = globalThis as unknown as Record<string, unknown>;
   const intrinsics = capture();
-  const { apply, create, defineProperty, freeze, parse, stringify, charCodeAt, indexOf, stringSlice, getPrototypeOf } =
-    intrinsics;
+  const { apply, create, defineProperty, freeze, parse, stringify, indexOf, stringSlice, getPrototypeOf } = intrinsics;
   const {
     Promise: PromiseConstructor,
     promiseThen,
@@ -33,20 +36,16 @@ export function preludeMain(
   } = intrinsics;
   const RangeErrorConstructor = intrinsics.RangeError;
   const writeJson = makeJsonWriter(intrinsics);
-  const inspect = makeInspector(intrinsics);
-  const CoreInt32Array = Int32Array;
-  const CoreUint16Array = Uint16Array;
-  const atomicsStore = Atomics.store;
+  const inspect = makeInspector(intrinsics, printf);
   delete global.SharedArrayBuffer;
   delete global.Atomics;
   delete global.WebAssembly;
 
   let config = { logBytes: 0, valueBytes: 0, hostCalls: 0, timers: 0, maxDelayMs: 0 };
-  let logHeader: Int32Array | undefined;
-  let logData: Uint16Array | undefined;
-  let logPosition = 0;
-  let logSentBytes = 0;
-  let logsCut = false;
+  let logs: PreludeLogWriter | undefined;
+  let logBuffer: SharedArrayBuffer | undefined;
+  const writeLog = (level: number, text: string) => logs?.write(level, text);
+  const logPosition = () => (logs === undefined ? 0 : logs.position());
   let outbox = '';
   let timerOperations = '';
   let finished = false;
@@ -62,69 +61,6 @@ export function preludeMain(
 
   function post(entry: string): void {
     outbox = outbox === '' ? entry : `${outbox},${entry}`;
-  }
-
-  function writeLine(level: number, line: string): void {
-    if (logsCut || logData === undefined || logHeader === undefined) return;
-    const remaining = config.logBytes - logSentBytes;
-    let bytes = 1;
-    let length = line.length;
-    for (let index = 0; index < length; index += 1) {
-      const code = apply(charCodeAt, line, [index]);
-      if (code < 0x80) bytes += 1;
-      else if (code < 0x800) bytes += 2;
-      else if (code >= 0xd800 && code <= 0xdbff) {
-        const next = apply(charCodeAt, line, [index + 1]);
-        if (next >= 0xdc00 && next <= 0xdfff) {
-          bytes += 4;
-          index += 1;
-        } else bytes += 3;
-      } else bytes += 3;
-    }
-    // The line that crosses the budget goes out cut (but still crossing), so the host's own
-    // budget cuts it exactly and adds the notice; nothing is sent after it.
-    if (bytes > remaining) {
-      logsCut = true;
-      if (length > remaining + 1) length = remaining + 1;
-    }
-    if (logPosition + length + 2 > logData.length) {
-      logsCut = true;
-      return;
-    }
-    logData[logPosition] = level;
-    for (let index = 0; index < length; index += 1) logData[logPosition + 1 + index] = apply(charCodeAt, line, [index]);
-    logData[logPosition + 1 + length] = 10;
-    logPosition += length + 2;
-    logSentBytes += bytes;
-    atomicsStore(logHeader, 0, logPosition);
-  }
-
-  // A call leaves a marker in the log stream, so the host, reading lines while the program is
-  // still running, never shows a line before the call that came first.
-  function writeMarker(id: number): void {
-    if (logData === undefined || logHeader === undefined) return;
-    const digits = `${id}`;
-    if (logPosition + digits.length + 2 > logData.length) return;
-    logData[logPosition] = 6;
-    for (let index = 0; index < digits.length; index += 1) {
-      logData[logPosition + 1 + index] = apply(charCodeAt, digits, [index]);
-    }
-    logData[logPosition + 1 + digits.length] = 10;
-    logPosition += digits.length + 2;
-    atomicsStore(logHeader, 0, logPosition);
-  }
-
-  function writeLog(level: number, text: string): void {
-    let start = 0;
-    for (;;) {
-      const end = apply(indexOf, text, ['\n', start]);
-      if (end === -1) {
-        writeLine(level, start === 0 ? text : apply(stringSlice, text, [start]));
-        return;
-      }
-      writeLine(level, apply(stringSlice, text, [start, end]));
-      start = end + 1;
-    }
   }
 
   function safeString(value: unknown): string {
@@ -159,7 +95,7 @@ export function preludeMain(
   function finish(entry: string): void {
     if (finished) return;
     finished = true;
-    post(`["done",${logPosition},${entry}]`);
+    post(`["done",${logPosition()},${entry}]`);
   }
 
   function fail(error: unknown): void {
@@ -169,7 +105,7 @@ export function preludeMain(
   function exceededMemory(usedBytes: number): void {
     if (memoryReported) return;
     memoryReported = true;
-    post(`["memory",${logPosition},${usedBytes}]`);
+    post(`["memory",${logPosition()},${usedBytes}]`);
   }
 
   function makeConsole(): object {
@@ -237,8 +173,8 @@ export function preludeMain(
         const input = args.length === 0 || args[0] === undefined ? null : args[0];
         const id = callCount;
         const encoded = writeJson(input, 1 / 0);
-        writeMarker(id);
-        post(`["call",${logPosition},${id},${stringify(namespace)},${stringify(name)},${stringify(encoded)}]`);
+        logs?.marker(id);
+        post(`["call",${logPosition()},${id},${stringify(namespace)},${stringify(name)},${stringify(encoded)}]`);
         return new PromiseConstructor((resolve, reject) => {
           pending[id] = { resolve, reject };
         });
@@ -298,8 +234,7 @@ export function preludeMain(
     switch (operation) {
       case 'init': {
         config = parse(second as string);
-        logHeader = new CoreInt32Array(first as SharedArrayBuffer, 0, 4);
-        logData = new CoreUint16Array(first as SharedArrayBuffer, 16);
+        logBuffer = first as SharedArrayBuffer;
         meter(intrinsics, global, (config as { memoryBytes?: number }).memoryBytes ?? 0, exceededMemory);
         defineProperty(global, 'console', {
           value: makeConsole(),
@@ -316,8 +251,7 @@ export function preludeMain(
         return undefined;
       }
       case 'begin':
-        logPosition = 0;
-        atomicsStore(logHeader!, 0, 0);
+        logs = makeLogs(intrinsics, logBuffer!, config.logBytes);
         bind(first as string);
         return undefined;
       case 'start':

@@ -1,8 +1,10 @@
 import { makeInspector } from './prelude-inspect.js';
 import { captureIntrinsics } from './prelude-intrinsics.js';
 import { makeJsonWriter } from './prelude-json.js';
+import { makeLogWriter } from './prelude-log.js';
 import { preludeMain } from './prelude-main.js';
 import { installMeter } from './prelude-meter.js';
+import { makePrintf } from './prelude-printf.js';
 import { hardenWorkerRealm } from './worker-harden.js';
 import { workerMain } from './worker-main.js';
 
@@ -14,7 +16,7 @@ import { workerMain } from './worker-main.js';
 const nameShim = 'const __name = (target) => target;';
 
 /** The prelude script evaluated first in every run's context; its completion value is the pump. */
-export const preludeSource = `'use strict';\n(() => {\n${nameShim}\nreturn (${preludeMain})(${captureIntrinsics}, ${makeJsonWriter}, ${makeInspector}, ${installMeter});\n})();\n`;
+export const preludeSource = `'use strict';\n(() => {\n${nameShim}\nreturn (${preludeMain})(${captureIntrinsics}, ${makeLogWriter}, ${makeJsonWriter}, ${makeInspector}, ${makePrintf}, ${installMeter});\n})();\n`;
 
 /** The worker thread's source, evaluated with `eval: true`. */
 export const workerSource = `'use strict';\n(() => {\n${nameShim}\n(${workerMain})(require, ${hardenWorkerRealm});\n})();\n`;

@@ -4,26 +4,14 @@ import type { CodeRunFailure } from '@sluice/code-runtime';
 import type { RunController } from '@sluice/code-runtime-kit';
 import type { HostToWorker, WorkerBoot, WorkerToHost } from './worker-main.js';
 import { preludeSource, workerSource } from './worker-source.js';
-import {
-  type CompiledProgram,
-  describeException,
-  mapProgramPositions,
-  type ThrownDescription,
-} from './worker-thread-compile.js';
+import { type CompiledProgram, describeException, mapProgramPositions } from './worker-thread-compile.js';
+import { type PendingCall, parseCall, parseEnding } from './worker-thread-entries.js';
 import { LogReader, logBufferBytes } from './worker-thread-log-reader.js';
 import type { ResolvedWorkerThreadSettings } from './worker-thread-settings.js';
-import { isReportedViolation, rebuildViolation } from './worker-thread-violation.js';
 
 const mebibyte = 1024 * 1024;
 const youngGenerationMb = 8;
 const logPollMs = 25;
-
-interface PendingCall {
-  readonly callId: number;
-  readonly namespace: string;
-  readonly name: string;
-  readonly input: unknown;
-}
 
 interface ActiveRun {
   readonly run: RunController;
@@ -308,24 +296,13 @@ export class WorkerSlot {
   }
 
   #registerCall(active: ActiveRun, entry: unknown[]): PendingCall | undefined {
-    const [, , callId, namespace, name, encoded] = entry;
-    if (
-      !Number.isSafeInteger(callId) ||
-      active.callIds.has(callId as number) ||
-      typeof namespace !== 'string' ||
-      typeof name !== 'string' ||
-      typeof encoded !== 'string'
-    ) {
-      this.#protocol(active, 'a malformed host call');
+    const call = parseCall(entry);
+    if (typeof call === 'string' || active.callIds.has(call.callId)) {
+      this.#protocol(active, typeof call === 'string' ? call : 'a duplicate host-call id');
       return undefined;
     }
-    active.callIds.add(callId as number);
-    const input = decodeValue(encoded);
-    if (input === invalid) {
-      this.#protocol(active, 'a host-call argument that cannot be decoded');
-      return undefined;
-    }
-    return { callId: callId as number, namespace, name, input };
+    active.callIds.add(call.callId);
+    return call;
   }
 
   #dispatch(active: ActiveRun, { callId, namespace, name, input }: PendingCall): void {
@@ -342,55 +319,21 @@ export class WorkerSlot {
   }
 
   #done(active: ActiveRun, entry: unknown[]): void {
-    const [, , kind, payload] = entry;
+    const ending = parseEnding(entry);
+    if (typeof ending === 'string') {
+      this.#protocol(active, ending);
+      return;
+    }
     const usage = { cpuMs: this.#busyMs(active) };
-    if (kind === 'none') {
-      active.clean = true;
-      active.run.finish({ ok: true }, usage);
-    } else if (kind === 'value' && payload === 'L') {
-      active.clean = true;
+    active.clean = true;
+    if (ending.kind === 'none') active.run.finish({ ok: true }, usage);
+    else if (ending.kind === 'value') active.run.finish({ ok: true, value: ending.value }, usage);
+    else if (ending.kind === 'error') {
+      active.run.finish({ ok: false, failure: describeException(active.program, ending.thrown) }, usage);
+    } else {
       const limitBytes = this.#settings.valueBytes;
       const message = `The returned value is more than ${limitBytes} bytes of JSON; the limit is ${limitBytes} bytes. Return less: filter, summarise or page the data.`;
       active.run.finish({ ok: false, failure: { kind: 'output-limit', limitBytes, message } }, usage);
-    } else if (kind === 'value' && typeof payload === 'string') {
-      const value = decodeValue(payload);
-      if (value === invalid) {
-        this.#protocol(active, 'a result that cannot be decoded');
-        return;
-      }
-      active.clean = true;
-      active.run.finish({ ok: true, value }, usage);
-    } else if (kind === 'error' && isThrown(payload)) {
-      active.clean = true;
-      active.run.finish({ ok: false, failure: describeException(active.program, payload) }, usage);
-    } else {
-      this.#protocol(active, 'a malformed end of the run');
     }
   }
-}
-
-const invalid = Symbol('invalid');
-
-/** Decodes the prelude's `T<json>` / `V<violation>` encoding into a host value, or {@link invalid}. */
-function decodeValue(encoded: string): unknown {
-  try {
-    if (encoded[0] === 'T') return JSON.parse(encoded.slice(1));
-    if (encoded[0] === 'V') {
-      const violation: unknown = JSON.parse(encoded.slice(1));
-      return isReportedViolation(violation) ? rebuildViolation(violation) : invalid;
-    }
-  } catch {
-    // Falls through: not decodable.
-  }
-  return invalid;
-}
-
-function isThrown(value: unknown): value is ThrownDescription {
-  if (typeof value !== 'object' || value === null) return false;
-  const { name, message, stack } = value as Record<string, unknown>;
-  return (
-    typeof message === 'string' &&
-    (name === undefined || typeof name === 'string') &&
-    (stack === undefined || typeof stack === 'string')
-  );
 }

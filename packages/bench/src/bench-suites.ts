@@ -8,4 +8,6 @@ export const benchSuites: readonly string[] = [
   './anchor-fresh-worker.ts',
   './anchor-isolated-vm.ts',
   './anchor-quickjs.ts',
+  './python-zygote.ts',
+  './python-anchor-spawn.ts',
 ];

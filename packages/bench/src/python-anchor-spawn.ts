@@ -45,7 +45,7 @@ function runOnce(executable: string, program: string, deadlineMs?: number, onCal
     let value: unknown;
     let stdout = '';
     let pending = '';
-    child.stdout.on('data', (chunk: Buffer) => {
+    child.stdout?.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
     });
     channel.on('data', (chunk: Buffer) => {

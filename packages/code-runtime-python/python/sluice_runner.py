@@ -46,11 +46,13 @@ def run_child(order, sockets, context):
         effective = limits['addressSpaceBytes']
         if effective is not None and effective < context['requiredBytes']:
             started['error'] = _gate_message(effective, context['requiredBytes'])
-        channel.send(started)
         if 'error' in started:
+            channel.send(started)
             os._exit(0)
+        prepared = _prepare_program(channel, loop)
+        channel.send(started)
         request = channel.read_first_frame()
-        _run(channel, loop, request)
+        _run(channel, loop, request, prepared)
     except MemoryError:
         os._exit(EXIT_OUT_OF_MEMORY)
     except BaseException:  # noqa: BLE001  (the runner reports what it can, then leaves)
@@ -127,20 +129,43 @@ def _prepare_process(order, sockets, context):
     os.chdir(directory)
 
 
-def _run(channel, loop, request):
+class _Prepared:
+    """What a run needs that does not depend on its program, built while the child waits as a spare."""
+
+    def __init__(self, channel):
+        self.budget = sluice_channel.LogBudget(0)
+        self.stdout = sluice_channel.log_stream(channel, 'stdout', self.budget)
+        self.stderr = sluice_channel.log_stream(channel, 'stderr', self.budget)
+        self.builtins = _program_builtins()
+        # Head-room for reporting: freed when the program runs out of memory.
+        self.reserve = bytearray(256 * 1024)
+
+
+async def _tick():
+    await asyncio.sleep(0)
+
+
+def _prepare_program(channel, loop):
+    prepared = _Prepared(channel)
+    # One turn of the event loop now copies the pages it writes (copy-on-write from the zygote)
+    # while the child waits, rather than on the run's critical path.
+    loop.run_until_complete(_tick())
+    return prepared
+
+
+def _run(channel, loop, request, prepared):
     limits = request['limits']
     channel.attach(loop, limits)
-    budget = sluice_channel.LogBudget(limits['logBytes'] + 4096)
-    sys.stdout = sluice_channel.log_stream(channel, 'stdout', budget)
-    sys.stderr = sluice_channel.log_stream(channel, 'stderr', budget)
-    # Head-room for reporting: freed when the program runs out of memory.
-    reserve = bytearray(256 * 1024)
+    prepared.budget.limit = limits['logBytes'] + 4096
+    sys.stdout, sys.stderr = prepared.stdout, prepared.stderr
+    reserve = prepared.reserve
+    del prepared
     try:
         code = sluice_program.compile_program(request['program'])
     except SyntaxError as error:
         _finish(channel, {'ok': False, 'error': {'kind': 'exception', **sluice_program.describe_error(error)}})
         return
-    program_globals = {'__name__': '__main__', '__builtins__': _program_builtins(), 'asyncio': asyncio}
+    program_globals = {'__name__': '__main__', '__builtins__': sys.modules['builtins'], 'asyncio': asyncio}
     for namespace, names in request['bindings'].items():
         program_globals[namespace] = _namespace(channel, namespace, names)
     outcome = None

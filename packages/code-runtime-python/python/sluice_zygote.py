@@ -18,6 +18,7 @@ import asyncio  # noqa: E402,F401  (loaded here once, so every child starts with
 import gc  # noqa: E402
 import json  # noqa: E402
 import os  # noqa: E402
+import re  # noqa: E402
 import select  # noqa: E402
 import shutil  # noqa: E402
 import signal  # noqa: E402
@@ -35,6 +36,8 @@ sys.path.pop(0)
 
 PROTOCOL_VERSION = 1
 _SWEEP_SECONDS = 2.0
+_HELLO = b'{"v":%d,"type":"hello","token":"%s","stream":"%s"}\n'
+_TOKEN = re.compile(rb'[0-9a-f]{32}')
 
 
 def _report(frame):
@@ -58,6 +61,8 @@ class Zygote:
         }
         self.runs = {}  # pid -> (run number, working directory), for children not yet reaped
         self.children_file = f'/proc/self/task/{os.getpid()}/children'
+        # Under the seccomp filter a child cannot fork, so there is never a stray to sweep.
+        self.may_fork = 'seccomp' not in ready['layers']
 
     def serve(self):
         wake_read, wake_write = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
@@ -99,12 +104,14 @@ class Zygote:
     def fork(self, order):
         sockets = []
         try:
+            token = order['token'].encode()
+            if not _TOKEN.fullmatch(token):
+                raise OSError(0, 'malformed token')
             for stream in ('control', 'stdout', 'stderr'):
                 connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
                 sockets.append(connection)
                 connection.connect(self.config['socket'])
-                hello = {'v': PROTOCOL_VERSION, 'type': 'hello', 'token': order['token'], 'stream': stream}
-                connection.sendall((json.dumps(hello, separators=(',', ':')) + '\n').encode())
+                connection.sendall(_HELLO % (PROTOCOL_VERSION, token, stream.encode()))
             pid = os.fork()
         except OSError as error:
             for connection in sockets:
@@ -130,7 +137,8 @@ class Zygote:
                 continue  # a stray from an earlier sweep
             run, directory = entry
             _kill_group(pid)  # whatever is left of its process group; the pid itself may be reused now
-            self.sweep()
+            if self.may_fork:
+                self.sweep()
             _remove(directory)
             report = {'v': PROTOCOL_VERSION, 'type': 'exit', 'run': run, 'code': None, 'signal': None}
             if os.WIFSIGNALED(status):

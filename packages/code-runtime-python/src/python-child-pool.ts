@@ -84,7 +84,10 @@ export class PythonChildPool {
       if (this.#closed) return { failure: 'the code runtime was disposed' };
       const spare = this.#spares.shift();
       const child = spare ?? this.#fork(state);
-      this.#topUp(state);
+      // A replacement forked now would compete with this run for the CPU; it is forked when this
+      // child is gone instead, unless the spares have run dry.
+      if (spare === undefined) this.#topUp(state);
+      else void child.gone.then(() => this.#topUp(state));
       const problem = await child.ready;
       if (problem === undefined && child.usable) return child;
       failure = problem ?? failure;

@@ -313,15 +313,16 @@ export class PythonChild {
     this.#reader.stop();
     this.unexpect();
     if (this.#exit === undefined) {
-      // Until the zygote reaps it, the pid is still this child's, so the group kill cannot hit a stranger.
       if (this.#pid !== undefined) {
+        // Until the zygote reaps it, the pid is still this child's, so the group kill cannot hit a stranger.
         try {
           process.kill(-this.#pid, 'SIGKILL');
         } catch {
           // Already gone.
         }
+      } else {
+        this.zygote.kill(this.runNumber);
       }
-      this.zygote.kill(this.runNumber);
     }
     for (const socket of this.#sockets.values()) socket.destroy();
     if (this.#exit !== undefined) void this.#cleanUp();

@@ -153,7 +153,7 @@ describe('schemaToType', () => {
   it('never names a type after a global the declarations rely on', () => {
     const schema = {
       $ref: '#/$defs/Promise',
-      $defs: { Promise: { type: 'object', properties: { then: { $ref: '#/$defs/Promise' } } } },
+      $defs: { Promise: { type: 'object', properties: { next: { $ref: '#/$defs/Promise' } } } },
     };
     expect(typeOf(schema)).toBe('Promise2');
   });

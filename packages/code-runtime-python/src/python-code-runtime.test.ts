@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { HostFunction } from '@sluice/code-runtime';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createPythonCodeRuntime } from './index.js';
 import {
   echo,
   eventually,
@@ -12,7 +11,8 @@ import {
   successValue,
   testRuntime,
   zygotePids,
-} from './python-test-support.test-helper.js';
+} from './__fixtures__/test-runtime.js';
+import { createPythonCodeRuntime } from './index.js';
 
 const runtime = testRuntime({ memoryBytes: 256 * 1024 * 1024, cpuTimeMs: 5_000 });
 const scratch = mkdtempSync(join(tmpdir(), 'sluice-python-test-'));

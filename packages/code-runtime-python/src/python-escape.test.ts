@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { python, successValue, testRuntime } from './python-test-support.test-helper.js';
+import { python, successValue, testRuntime } from './__fixtures__/test-runtime.js';
 
 // Every attack runs twice: against the runtime as shipped, and against one without the optional
 // layers (Landlock, seccomp, dropped capabilities). The second run shows the test would catch the

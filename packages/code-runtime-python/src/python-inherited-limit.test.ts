@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { failureOf, testRuntime } from './python-test-support.test-helper.js';
+import { failureOf, testRuntime } from './__fixtures__/test-runtime.js';
 
 // This file lowers its own process's address-space limit, as `ulimit -v` in the shell that started
 // the host would, so it runs alone in its own test process.

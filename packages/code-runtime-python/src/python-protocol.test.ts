@@ -1,6 +1,6 @@
 import type { HostFunction } from '@sluice/code-runtime';
 import { afterAll, describe, expect, it } from 'vitest';
-import { echo, failureOf, python, successValue, testRuntime } from './python-test-support.test-helper.js';
+import { echo, failureOf, python, successValue, testRuntime } from './__fixtures__/test-runtime.js';
 
 const runtime = testRuntime({ wallTimeMs: 10_000 });
 afterAll(() => runtime.dispose());

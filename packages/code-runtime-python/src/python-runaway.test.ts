@@ -7,7 +7,7 @@ import {
   python,
   successValue,
   testRuntime,
-} from './python-test-support.test-helper.js';
+} from './__fixtures__/test-runtime.js';
 
 const runtime = testRuntime({ wallTimeMs: 3_000 });
 // A spinning program gets a fraction of a core on a loaded machine, so the wall clock is far off here.

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { successValue, testRuntime } from './python-test-support.test-helper.js';
+import { successValue, testRuntime } from './__fixtures__/test-runtime.js';
 import {
   childFrameTypes,
   helloFrameType,

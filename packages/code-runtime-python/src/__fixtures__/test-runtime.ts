@@ -1,9 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import type { CodeRunResult, HostFunction, JsonValue } from '@sluice/code-runtime';
 import { expect } from 'vitest';
-import type { PoolOptions } from './python-child-pool.js';
-import { PythonCodeRuntime } from './python-code-runtime.js';
-import { type PythonCodeRuntimeSettings, resolvePythonSettings } from './python-settings.js';
+import type { PoolOptions } from '../python-child-pool.js';
+import { PythonCodeRuntime } from '../python-code-runtime.js';
+import { type PythonCodeRuntimeSettings, resolvePythonSettings } from '../python-settings.js';
 
 /** A runtime with generous budgets for a loaded 2-core machine, and the test-only pool options. */
 export function testRuntime(settings: PythonCodeRuntimeSettings = {}, options: PoolOptions = {}): PythonCodeRuntime {

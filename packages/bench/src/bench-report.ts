@@ -47,9 +47,11 @@ export function formatReport(rows: readonly BenchRow[], machine: string, when: D
         lines.push(`- ${anchor.substrate}: ${anchor.note ?? 'no numbers'}`);
         continue;
       }
+      const speed = anchor.p50Ms / (main.p50Ms ?? Number.NaN);
+      const rate = (main.runsPerSecond?.c8 ?? Number.NaN) / (anchor.runsPerSecond?.c8 ?? Number.NaN);
       const parts = [
-        `p50 ${(anchor.p50Ms / (main.p50Ms ?? Number.NaN)).toFixed(2)}× faster`,
-        `c=8 throughput ${((main.runsPerSecond?.c8 ?? Number.NaN) / (anchor.runsPerSecond?.c8 ?? Number.NaN)).toFixed(2)}×`,
+        `p50 ${fixed(main.p50Ms)} vs ${fixed(anchor.p50Ms)} ms (${speed >= 1 ? `provider ${speed.toFixed(2)}× faster` : `anchor ${(1 / speed).toFixed(2)}× faster`})`,
+        `c=8 ${fixed(main.runsPerSecond?.c8, 0)} vs ${fixed(anchor.runsPerSecond?.c8, 0)} runs/s (${rate.toFixed(2)}×)`,
         `kill p95 ${fixed(main.killP95Ms)} vs ${fixed(anchor.killP95Ms)} ms`,
         `memory per live run ${fixed(main.rssPerLiveRunMb)} vs ${fixed(anchor.rssPerLiveRunMb)} MiB`,
       ];

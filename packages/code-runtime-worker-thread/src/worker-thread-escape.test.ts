@@ -21,7 +21,9 @@ function escapes(value: unknown, label = 'value'): string[] {
   if ((typeof value !== 'object' && typeof value !== 'function') || value === null) return found;
   const root = rootOf(value);
   if (root !== ownRoot && root !== value) found.push(label + ': foreign object');
-  for (const key of ['constructor', '__proto__']) {
+  const keys = ['constructor', '__proto__'];
+  for (let index = 0; index < keys.length; index += 1) {
+    const key = keys[index]!;
     try {
       const make = (value as any)[key].constructor;
       const reached = make('return typeof process')();
@@ -235,6 +237,25 @@ describe('worker-thread isolation: hostile values', () => {
       program: `throw { get name() { throw new Error('no'); }, [Symbol.toPrimitive]() { return 'primitive'; }, message: 42 };`,
     });
     expect(!result.ok && result.failure.kind).toBe('exception');
+  });
+
+  it('keeps its channels when the program redefines Promise species, hasInstance and well-known symbols', async () => {
+    const found = await findings(`
+      const found: string[] = [];
+      class Hijack extends Promise<unknown> {
+        static get [Symbol.species]() { return Promise; }
+      }
+      Object.defineProperty(Promise.prototype, 'constructor', { value: Hijack, configurable: true });
+      Object.defineProperty(Error, Symbol.hasInstance, { value: () => true });
+      Object.defineProperty(Object.prototype, Symbol.toPrimitive, { value: () => 'hijacked', configurable: true });
+      Object.defineProperty(Array.prototype, Symbol.iterator, { value: function* () { yield 'hijacked'; }, configurable: true });
+      const reply: any = await tools.echo({ list: [1, 2] });
+      // Spread and for...of would now use the hijacked iterator: collect with apply instead.
+      found.push.apply(found, escapes(reply, 'reply'));
+      try { await tools.fail(null); } catch (error) { found.push.apply(found, escapes(error, 'rejection')); }
+      console.log('logged', { list: [1] });
+      return { found, reply };`);
+    expect(found).toEqual({ found: [], reply: { list: [1, 2] } });
   });
 
   it('keeps a __proto__ key in a host-call argument as data', async () => {

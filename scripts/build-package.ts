@@ -55,7 +55,8 @@ function emitDeclarations(): void {
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { recursive: true, encoding: 'utf8' })
     .filter(
-      (file) => file.endsWith('.ts') && !/\.(test|test-d|test-helper)\.ts$/.test(file) && !file.includes('__fixtures__'),
+      (file) =>
+        file.endsWith('.ts') && !/\.(test|test-d|test-helper)\.ts$/.test(file) && !file.includes('__fixtures__'),
     )
     .map((file) => join(dir, file));
 }

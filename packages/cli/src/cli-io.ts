@@ -37,6 +37,7 @@ export const usageText = `Usage:
   sluice run <program.ts|.js|.py> [--tools <module>] [--policy <file.json>] [--json]
   sluice declarations --tools <module> [--language typescript|python] [--policy <file.json>]
   sluice demo
+  sluice mcp --config <file.json>
 
   run           Runs a program against the tools a JS/TS module exports. Logs stream as they
                 come; then the value (stdout) or the failure (stderr), and a usage line (stderr).
@@ -44,4 +45,6 @@ export const usageText = `Usage:
   declarations  Prints the declarations the model would read for those tools.
   demo          Runs the bundled demo: sample tools, a TypeScript and a Python program, a denied
                 call and a run that hits its wall clock, printed as the model sees them.
+  mcp           Serves MCP over stdio: run_code over the upstream MCP servers in <file.json>
+                ("mcpServers" format), plus search_tools and describe_tool. See "sluice mcp --help".
 `;

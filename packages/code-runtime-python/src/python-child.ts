@@ -1,9 +1,8 @@
 import { rm } from 'node:fs/promises';
 import type { Socket } from 'node:net';
-import { type LogLevel, utf8ByteLength } from '@sluice/code-runtime';
 import type { RunController } from '@sluice/code-runtime-kit';
 import { JsonLineReader } from './json-lines.js';
-import { ByteLogSplitter, LogLineSplitter } from './log-lines.js';
+import { ChildLogs } from './python-child-logs.js';
 import { failureOfExit, outcomeOfDone, protocolMessage } from './python-outcome.js';
 import { type PythonRuntimeConfig, valueDepthLimit } from './python-settings.js';
 import type { Zygote } from './python-zygote.js';
@@ -53,15 +52,8 @@ export class PythonChild {
   #exit: ExitReport | undefined;
   #exitTimer: ReturnType<typeof setTimeout> | undefined;
   #lastCallId = 0;
-  #loggedBytes = 0;
-  #preRunOutput = '';
   #released = false;
-  #splitters: {
-    stdout: LogLineSplitter;
-    stderr: LogLineSplitter;
-    rawStdout: ByteLogSplitter;
-    rawStderr: ByteLogSplitter;
-  };
+  readonly #logs: ChildLogs;
 
   constructor(
     readonly runNumber: number,
@@ -82,13 +74,10 @@ export class PythonChild {
       (value) => this.#frame(value),
       (problem) => this.#violation(problem),
     );
-    const partial = config.limits.logBytes + 1;
-    this.#splitters = {
-      stdout: new LogLineSplitter(partial, (text) => this.#log('log', text)),
-      stderr: new LogLineSplitter(partial, (text) => this.#log('error', text)),
-      rawStdout: new ByteLogSplitter(partial, (text) => this.#log('log', text)),
-      rawStderr: new ByteLogSplitter(partial, (text) => this.#log('error', text)),
-    };
+    this.#logs = new ChildLogs(config.limits.logBytes, () => {
+      // The budget is spent: what the child writes to fd 1 and 2 from now on is refused at the source.
+      for (const stream of ['stdout', 'stderr'] as const) this.#sockets.get(stream)?.destroy();
+    });
   }
 
   /** One of the child's connections arrived, with whatever followed its hello line. */
@@ -104,7 +93,7 @@ export class PythonChild {
     const onData =
       stream === 'control'
         ? (chunk: Buffer) => this.#reader.push(chunk)
-        : (chunk: Buffer) => this.#rawOutput(stream, chunk);
+        : (chunk: Buffer) => this.#logs.raw(stream, chunk);
     socket.on('data', onData);
     if (rest.length > 0) onData(rest);
     socket.resume();
@@ -139,6 +128,7 @@ export class PythonChild {
   /** Hands the waiting child its one program. */
   assign(run: RunController, program: string, bindings: ReadonlyMap<string, readonly string[]>): void {
     this.#run = run;
+    this.#logs.attach(run);
     run.signal.addEventListener('abort', () => this.#release(), { once: true });
     if (run.ended) return;
     const { limits } = this.context.config;
@@ -184,7 +174,7 @@ export class PythonChild {
       return;
     }
     if (frame.type === 'log') {
-      if (this.#loggedBytes <= this.context.config.limits.logBytes) this.#splitters[frame.stream].push(frame.text);
+      this.#logs.frame(frame.stream, frame.text);
     } else if (frame.type === 'call') {
       this.#call(run, frame);
     } else {
@@ -238,31 +228,10 @@ export class PythonChild {
     }
   }
 
-  #rawOutput(stream: ChildStream, chunk: Buffer): void {
-    if (this.#run === undefined) {
-      if (this.#preRunOutput.length < 4096) this.#preRunOutput += chunk.toString('utf8').slice(0, 4096);
-      return;
-    }
-    (stream === 'stdout' ? this.#splitters.rawStdout : this.#splitters.rawStderr).push(chunk);
-  }
-
-  #log(level: LogLevel, text: string): void {
-    const run = this.#run;
-    const { logBytes } = this.context.config.limits;
-    if (run === undefined || this.#loggedBytes > logBytes) return;
-    run.log(level, text);
-    this.#loggedBytes += utf8ByteLength(text) + 1;
-    if (this.#loggedBytes > logBytes) {
-      // The budget is spent: what the child writes to fd 1 and 2 from now on is refused at the source.
-      for (const stream of ['stdout', 'stderr'] as const) this.#sockets.get(stream)?.destroy();
-    }
-  }
-
   #streamEnded(stream: ChildStream): void {
     if (this.#ended.has(stream)) return;
     this.#ended.add(stream);
-    if (stream === 'stdout') this.#splitters.rawStdout.flush();
-    if (stream === 'stderr') this.#splitters.rawStderr.flush();
+    if (stream !== 'control') this.#logs.rawEnded(stream);
     this.#settle(false);
   }
 
@@ -274,13 +243,9 @@ export class PythonChild {
     const allEnded = streams.every((stream) => this.#ended.has(stream));
     if (!allEnded && !(graceOver && this.#exit !== undefined)) return;
     if (this.#done === undefined && this.#exit === undefined) return;
-    this.#flushLogs();
+    this.#logs.flush();
     const { config } = this.context;
     run.finish(...(this.#done !== undefined ? outcomeOfDone(this.#done, config) : failureOfExit(this.#exit!, config)));
-  }
-
-  #flushLogs(): void {
-    for (const splitter of Object.values(this.#splitters)) splitter.flush();
   }
 
   #violation(problem: string): void {
@@ -300,7 +265,7 @@ export class PythonChild {
   }
 
   #startFailure(report: ExitReport): string {
-    const detail = this.#preRunOutput.trim().split('\n').slice(-1)[0];
+    const detail = this.#logs.lastLineBeforeRun;
     const [outcome] = failureOfExit(report, this.context.config);
     const message = outcome.ok ? 'the child ended' : outcome.failure.message;
     return detail ? `${message} (${detail})` : message;

@@ -115,8 +115,8 @@ describe('generateDeclarations', () => {
     const summary = generateDeclarations(mcpCatalogue(), { language: 'typescript' });
     const tight = generateDeclarations(mcpCatalogue(), { language: 'typescript', tokenBudget: 400 });
     expect(tight.mode).toBe('namespaces');
-    expect(tight.text).not.toContain('mcp.github__create_issue:');
-    expect(tight.text).toContain('declare const mcp:');
+    expect(tight.text).not.toContain('create_issue:');
+    expect(tight.text).toContain('declare const github:');
     expect(tight.estimatedTokens).toBeLessThan(summary.estimatedTokens);
   });
 

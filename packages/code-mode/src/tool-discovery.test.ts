@@ -15,29 +15,29 @@ describe('ToolDiscovery', () => {
 
   it('ranks tools whose names contain the words above tools that only mention them', () => {
     const hits = catalogue.search('create issue github');
-    expect(hits[0]).toEqual({ name: 'mcp.github__create_issue', summary: 'Create issues in github.' });
+    expect(hits[0]).toEqual({ name: 'github.create_issue', summary: 'Create issues in github.' });
     expect(hits.length).toBeLessThanOrEqual(10);
   });
 
   it('matches a word by the start of a name word', () => {
-    expect(catalogue.search('bookm').map((hit) => hit.name)).toContain('mcp.browser__get_bookmark');
+    expect(catalogue.search('bookm').map((hit) => hit.name)).toContain('browser.get_bookmark');
   });
 
   it('lists tools by name for an empty query, and caps the count', () => {
     const hits = catalogue.search('', 100);
     expect(hits).toHaveLength(25);
-    expect(hits[0]!.name).toBe('mcp.browser__create_bookmark');
+    expect(hits[0]!.name).toBe('browser.create_bookmark');
     expect(catalogue.search('nothing-like-this-exists')).toEqual([]);
   });
 
   it('describes one tool by path, by tool name, and by a unique bare name', () => {
-    const byPath = catalogue.describe('mcp.postgres__query_table');
-    expect(byPath).toContain('declare const mcp: {');
-    expect(byPath).toContain('postgres__query_table(input: {');
+    const byPath = catalogue.describe('postgres.query_table');
+    expect(byPath).toContain('declare const postgres: {');
+    expect(byPath).toContain('query_table(input: {');
     expect(byPath).toContain('type JsonValue =');
     expect(catalogue.describe('mcp__postgres__query_table')).toBe(byPath);
-    expect(catalogue.describe('postgres__query_table')).toBe(byPath);
-    expect(catalogue.describe('mcp.nope')).toBeUndefined();
+    expect(catalogue.describe('query_table')).toBe(byPath);
+    expect(catalogue.describe('postgres.nope')).toBeUndefined();
   });
 
   it('describes in Python for a Python runtime, without repeating the preamble', () => {
@@ -50,12 +50,12 @@ describe('ToolDiscovery', () => {
   it('serves searchTools and describeTool to programs, with a string or an object argument', async () => {
     expect(await call(catalogue, 'searchTools', 'slack message')).toEqual(catalogue.search('slack message'));
     expect(await call(catalogue, 'searchTools', { query: 'slack message', limit: 2 })).toHaveLength(2);
-    expect(await call(catalogue, 'describeTool', { name: 'mcp.slack__get_user' })).toContain('slack__get_user(');
+    expect(await call(catalogue, 'describeTool', { name: 'slack.get_user' })).toContain('get_user(');
   });
 
   it('answers an unknown tool with close matches, as an error the program can read', async () => {
-    await expect(call(catalogue, 'describeTool', 'mcp.slack__get_users')).rejects.toThrow(
-      /No tool is named "mcp\.slack__get_users"\. Close matches: mcp\.slack__get_user/,
+    await expect(call(catalogue, 'describeTool', 'slack.get_users')).rejects.toThrow(
+      /No tool is named "slack\.get_users"\. Close matches: slack\.get_user/,
     );
     await expect(call(catalogue, 'searchTools', 42)).rejects.toThrow(/takes one string/);
   });

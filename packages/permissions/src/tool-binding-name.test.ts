@@ -11,9 +11,17 @@ describe('toolBindingName', () => {
   it('turns the prefix before the first __, . or / into the namespace', () => {
     expect(toolBindingName('github__create_issue')).toEqual({ namespace: 'github', name: 'create_issue' });
     expect(toolBindingName('fs.read-file')).toEqual({ namespace: 'fs', name: 'read_file' });
-    expect(toolBindingName('mcp__github__create_issue')).toEqual({ namespace: 'mcp', name: 'github__create_issue' });
     expect(toolBindingName('files/list')).toEqual({ namespace: 'files', name: 'list' });
     expect(toolBindingName('a.b.c')).toEqual({ namespace: 'a', name: 'b_c' });
+  });
+
+  it('drops the mcp__ prefix of an MCP client, so each server is its own namespace', () => {
+    expect(toolBindingName('mcp__github__create_issue')).toEqual({ namespace: 'github', name: 'create_issue' });
+    expect(toolBindingName('mcp__search')).toEqual({ namespace: 'mcp', name: 'search' });
+    expect(toolBindingName('mcp__github__create_issue', { splitNamespaces: false })).toEqual({
+      namespace: 'tools',
+      name: 'mcp__github__create_issue',
+    });
   });
 
   it('keeps everything in the default namespace when splitting is off', () => {

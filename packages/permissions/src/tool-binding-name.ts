@@ -24,10 +24,14 @@ export interface ToolBindingName {
 }
 
 const separator = /__|[./]/;
+/** `mcp__<server>__<tool>`: the name an MCP client gives a server's tool. */
+const mcpPrefix = /^mcp__[^_].*__./;
 
 /**
  * The binding a tool is called by. A prefix before the first `__`, `.` or `/` is the namespace
- * (`fs.read-file` → `fs.read_file`, `mcp__github__create_issue` → `mcp.github__create_issue`);
+ * (`fs.read-file` → `fs.read_file`, `github__create_issue` → `github.create_issue`); the `mcp__`
+ * prefix MCP clients put before a server's name is dropped, so each server is its own namespace
+ * (`mcp__github__create_issue` → `github.create_issue`);
  * a name without one goes into `defaultNamespace` (`search` → `tools.search`). In each part every
  * run of characters other than ASCII letters, digits and `_` becomes one `_`, a leading digit gets
  * a `_` before it, and a reserved word of JavaScript or Python gets a `_` after it (`delete` →
@@ -49,10 +53,12 @@ export function mapToolName(toolName: string, options: ToolBindingNameOptions = 
   if (namespaceProblem !== undefined) return `the default namespace ${namespaceProblem}`;
   let namespace = defaultNamespace;
   let rest = toolName;
-  const match = options.splitNamespaces === false ? null : separator.exec(toolName);
-  if (match !== null && match.index > 0 && match.index + match[0].length < toolName.length) {
-    namespace = identifierPart(toolName.slice(0, match.index));
-    rest = toolName.slice(match.index + match[0].length);
+  const split = options.splitNamespaces !== false;
+  const qualified = split && mcpPrefix.test(toolName) ? toolName.slice('mcp__'.length) : toolName;
+  const match = split ? separator.exec(qualified) : null;
+  if (match !== null && match.index > 0 && match.index + match[0].length < qualified.length) {
+    namespace = identifierPart(qualified.slice(0, match.index));
+    rest = qualified.slice(match.index + match[0].length);
   }
   const name = identifierPart(rest);
   const problem = bindingNameProblem(namespace) ?? bindingNameProblem(name);

@@ -109,7 +109,9 @@ def _prepare_process(order, sockets, context):
     sluice_containment.set_parent_death_signal(signal.SIGKILL)
     if os.getppid() != context['zygotePid']:
         os._exit(0)  # The zygote died between fork and here; nobody would reap or kill this run.
-    sluice_containment.set_child_subreaper()
+    if 'seccomp' not in context['layers']:
+        # Orphans of the program's processes stay this child's; with seccomp there are none.
+        sluice_containment.set_child_subreaper()
     signal.set_wakeup_fd(-1)
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     control, stdout, stderr = (sock.detach() for sock in sockets)

@@ -2,8 +2,12 @@ import type { HostFunction } from '@sluice/code-runtime';
 import { afterAll, describe, expect, it } from 'vitest';
 import { echo, failureOf, python, successValue, testRuntime } from './__fixtures__/test-runtime.js';
 
+process.env.SLUICE_WALK_SECRET = 'host only';
 const runtime = testRuntime({ wallTimeMs: 10_000 });
-afterAll(() => runtime.dispose());
+afterAll(async () => {
+  await runtime.dispose();
+  delete process.env.SLUICE_WALK_SECRET;
+});
 
 /** A program that writes `frames` (Python bytes literals) straight to fd 3, then waits to be stopped. */
 function forging(...frames: string[]): string {
@@ -76,7 +80,7 @@ describe('the host reading fd 3', () => {
     expect(result.calls).toMatchObject([{ namespace: 'admin', name: 'secret', ok: false }]);
   });
 
-  it('refuses a forged call made through the runner found by a frame walk', async () => {
+  it('refuses forged calls made through the runner, reached by frame walks of three kinds', async () => {
     let invoked = false;
     const secret: HostFunction = () => {
       invoked = true;
@@ -85,19 +89,41 @@ describe('the host reading fd 3', () => {
     const result = await runtime.run({
       program: python(
         'import asyncio, sys',
+        'def runner_globals(frame):',
+        '    while frame is not None and "run_child" not in frame.f_globals:',
+        '        frame = frame.f_back',
+        '    return frame.f_globals if frame is not None else None',
+        'pending = tools.echo(1)',
+        'try:',
+        '    raise RuntimeError("walk")',
+        'except RuntimeError as error:',
+        '    from_traceback = runner_globals(error.__traceback__.tb_frame)',
+        'walks = {',
+        '    "getframe": runner_globals(sys._getframe()),',
+        '    "coroutine frame": pending.cr_frame.f_globals,',
+        '    "traceback": from_traceback,',
+        '}',
+        'pending.close()',
         'frame, channel = sys._getframe(), None',
-        'while frame is not None and channel is None:',
+        'while channel is None:',
         '    channel = frame.f_locals.get("channel")',
         '    frame = frame.f_back',
-        'channel.send({"v": 1, "type": "call", "id": 999, "namespace": "admin", "name": "secret", "input": None})',
+        'for index, (name, found) in enumerate(walks.items()):',
+        '    assert found is not None and "run_child" in found, name',
+        '    channel.send({"v": 1, "type": "call", "id": 900 + index, "namespace": "admin", "name": "secret", "input": name})',
         'await asyncio.sleep(0.2)',
-        'return type(channel).__name__',
+        'import os',
+        'return {"reached": list(walks), "secret in environment": "SLUICE_WALK_SECRET" in os.environ}',
       ),
       bindings: { tools: { echo }, other: { secret } },
     });
-    expect(successValue(result)).toBe('Channel');
+    expect(successValue(result)).toEqual({
+      reached: ['getframe', 'coroutine frame', 'traceback'],
+      'secret in environment': false,
+    });
     expect(invoked).toBe(false);
-    expect(result.calls).toMatchObject([{ namespace: 'admin', name: 'secret', ok: false }]);
+    expect(result.calls).toHaveLength(3);
+    for (const call of result.calls) expect(call).toMatchObject({ namespace: 'admin', name: 'secret', ok: false });
   });
 
   it('ends the run with a protocol failure for a frame after a forged done', async () => {

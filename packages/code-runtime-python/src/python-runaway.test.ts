@@ -130,8 +130,8 @@ describe('a program that will not stop', () => {
 
 describe('a program that exhausts what it is given', () => {
   it('fails with memory past the address-space limit and serves the next run', async () => {
-    // 2 GiB of untouched zero pages: cheap for the machine without the limit, refused with it.
-    const program = python('hoard = [bytearray(64 << 20) for _ in range(32)]', 'return "allocated"');
+    // 2 GiB of zero pages from calloc, never touched: cheap for the machine without the limit, refused with it.
+    const program = python('hoard = [bytes(64 << 20) for _ in range(32)]', 'return "allocated"');
     const failure = failureOf(await runtime.run({ program }), 'memory');
     expect(failure).toMatchObject({ limitBytes: 512 * 1024 * 1024 });
     expect(successValue(await runtime.run({ program: 'return 1' }))).toBe(1);

@@ -3,6 +3,7 @@
 import asyncio
 import builtins
 import gc
+import json
 import os
 import resource
 import selectors
@@ -84,6 +85,15 @@ def _event_loop(template):
         except AttributeError:
             pass  # Another CPython's event-loop internals: build one the ordinary way.
     return asyncio.new_event_loop()
+
+
+def warm_up(loop):
+    """Run once in the zygote: what CPython builds lazily on first use (the AST types, the event
+    loop's machinery, the JSON codecs) is then built once, for every child, instead of in each."""
+    sluice_program.compile_program('value = [1]\nreturn value\n')
+    loop.run_until_complete(_tick())
+    sluice_values.encode_frame({'v': PROTOCOL_VERSION, 'type': 'log', 'text': 'é'})
+    json.loads('{"v": 1, "value": [1.5, null]}')
 
 
 def prepare_environment():

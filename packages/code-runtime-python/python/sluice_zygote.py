@@ -250,6 +250,7 @@ def main():
     sluice_containment.set_parent_death_signal(signal.SIGKILL)
     sluice_containment.set_child_subreaper()
     zygote = Zygote(config, ready)
+    sluice_runner.warm_up(zygote.context['loop'])
     sluice_runner.prepare_environment()
     gc.collect()
     gc.freeze()

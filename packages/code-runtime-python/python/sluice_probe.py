@@ -37,8 +37,10 @@ def probe(memory_bytes, cpu_seconds, base_directory, disabled=()):
     """Returns {'layers': [...], 'problems': {layer: reason}, 'landlockAbi': n, 'addressSpaceBytes': n|None, 'cpuSeconds': n|None}."""
     layers, problems = _candidates(disabled)
     report = {}
+    readable = sluice_containment.read_paths()
     for _attempt in range(len(OPTIONAL_LAYERS) + 1):
-        report = _probe_once(layers, memory_bytes, cpu_seconds, base_directory)
+        plan = sluice_containment.Plan(layers, memory_bytes, cpu_seconds, readable)
+        report = _probe_once(plan, base_directory)
         crashed = report.get('crashed')
         if crashed is None or not layers:
             break
@@ -60,7 +62,7 @@ def probe(memory_bytes, cpu_seconds, base_directory, disabled=()):
     }
 
 
-def _probe_once(layers, memory_bytes, cpu_seconds, base_directory):
+def _probe_once(plan, base_directory):
     directory = os.path.join(base_directory, f'probe-{os.getpid()}')
     os.makedirs(directory, mode=0o700, exist_ok=True)
     read_end, write_end = os.pipe()
@@ -68,7 +70,7 @@ def _probe_once(layers, memory_bytes, cpu_seconds, base_directory):
     if pid == 0:
         try:
             os.close(read_end)
-            _probe_child(write_end, layers, memory_bytes, cpu_seconds, directory)
+            _probe_child(write_end, plan, directory)
         finally:
             os._exit(0)
     os.close(write_end)
@@ -112,25 +114,16 @@ def _parse(output, status):
     return report
 
 
-def _probe_child(fd, layers, memory_bytes, cpu_seconds, directory):
+def _probe_child(fd, plan, directory):
     def say(text):
         os.write(fd, (text + '\n').encode())
 
-    readable = sluice_containment.read_paths()
-    limits = sluice_containment.apply_rlimits(memory_bytes, cpu_seconds)
-    say('limits ' + json.dumps(limits))
-    applied = ['rlimits']
-    for layer in layers:
+    applied = plan.apply(directory, only='rlimits')
+    say('limits ' + json.dumps(sluice_containment.effective_limits()))
+    for layer in plan.layers:
         say(f'stage {layer}')
         try:
-            if layer == 'capabilities':
-                sluice_containment.drop_capabilities()
-                applied.append(layer)
-            elif layer == 'landlock':
-                applied += sluice_containment.apply_landlock(sluice_containment.landlock_abi(), readable, directory)
-            elif layer == 'seccomp':
-                sluice_seccomp.apply(sluice_containment._libc)
-                applied.append(layer)
+            applied += plan.apply(directory, only=layer)
         except OSError as error:
             say(f'fail {layer} {error}')
     say('stage checks')

@@ -35,14 +35,8 @@ def run_child(order, sockets, context):
         channel = sluice_channel.Channel(3)
         loop = _event_loop(context.get('loop'))
         asyncio.set_event_loop(loop)
-        layers, limits = sluice_containment.apply(
-            context['layers'],
-            context['memoryBytes'],
-            context['cpuSeconds'],
-            context['readable'],
-            order['directory'],
-            context['seccompFilter'],
-        )
+        layers = context['plan'].apply(order['directory'])
+        limits = sluice_containment.effective_limits()
         started = {'v': PROTOCOL_VERSION, 'type': 'started', 'pid': os.getpid(), 'layers': _fixed_layers() + layers, **limits}
         effective = limits['addressSpaceBytes']
         if effective is not None and effective < context['requiredBytes']:
@@ -119,7 +113,7 @@ def _prepare_process(order, sockets, context):
     sluice_containment.set_parent_death_signal(signal.SIGKILL)
     if os.getppid() != context['zygotePid']:
         os._exit(0)  # The zygote died between fork and here; nobody would reap or kill this run.
-    if 'seccomp' not in context['layers']:
+    if 'seccomp' not in context['plan'].layers:
         # Orphans of the program's processes stay this child's; with seccomp there are none.
         sluice_containment.set_child_subreaper()
     signal.set_wakeup_fd(-1)
@@ -149,8 +143,9 @@ class _Prepared:
         self.stdout = sluice_channel.log_stream(channel, 'stdout', self.budget)
         self.stderr = sluice_channel.log_stream(channel, 'stderr', self.budget)
         self.builtins = _program_builtins()
-        # Head-room for reporting: freed when the program runs out of memory.
-        self.reserve = bytearray(256 * 1024)
+        # Head-room for reporting, freed when the program runs out of memory: address space only,
+        # as bytes() of zeros is never written (a bytearray would be, page by page).
+        self.reserve = bytes(256 * 1024)
 
 
 async def _tick():

@@ -151,41 +151,55 @@ class _SockFprog(ctypes.Structure):
 
 
 class Filter:
-    """The filter, assembled once (in the zygote) and patched with each child's pid, which is all that differs."""
+    """The filter, assembled once (in the zygote) with a placeholder for the child's pid.
+
+    A child writes its pid into the program's buffer and installs it: the pid is all that differs.
+    """
 
     _PLACEHOLDER = 0x7FFFFFF0
 
     def __init__(self):
-        self.template = bytearray(build(self._PLACEHOLDER))
-        self.pid_offsets = []
-        self.negative_pid_offsets = []
+        code = build(self._PLACEHOLDER)
+        self._buffer = ctypes.create_string_buffer(code, len(code))
+        self._program = _SockFprog(len(code) // 8, ctypes.addressof(self._buffer))
+        self._program_address = ctypes.addressof(self._program)
+        self._pid_offsets = []
+        self._negative_pid_offsets = []
         negative = (-self._PLACEHOLDER) & 0xFFFFFFFF
-        for offset in range(0, len(self.template), 8):
-            (k,) = struct.unpack_from('=I', self.template, offset + 4)
+        for offset in range(4, len(code), 8):
+            (k,) = struct.unpack_from('=I', code, offset)
             if k == self._PLACEHOLDER:
-                self.pid_offsets.append(offset + 4)
+                self._pid_offsets.append(offset)
             elif k == negative:
-                self.negative_pid_offsets.append(offset + 4)
+                self._negative_pid_offsets.append(offset)
 
-    def for_pid(self, pid):
-        code = bytearray(self.template)
-        for offset in self.pid_offsets:
-            struct.pack_into('=I', code, offset, pid)
-        for offset in self.negative_pid_offsets:
-            struct.pack_into('=I', code, offset, (-pid) & 0xFFFFFFFF)
-        return bytes(code)
+    def code_for(self, pid):
+        """The filter program for `pid`, as bytes."""
+        self._patch(pid)
+        return self._buffer.raw
+
+    def install(self, pid):
+        """Sets no_new_privs and installs the filter for the calling process, whose pid is `pid`. Raises OSError."""
+        self._patch(pid)
+        _install(self._program_address)
+
+    def _patch(self, pid):
+        for offset in self._pid_offsets:
+            struct.pack_into('=I', self._buffer, offset, pid)
+        for offset in self._negative_pid_offsets:
+            struct.pack_into('=I', self._buffer, offset, (-pid) & 0xFFFFFFFF)
 
 
-def apply(libc, code=None):
-    """Sets no_new_privs and installs the filter (`code`, or one built now) for the calling process. Raises OSError."""
-    if code is None:
-        code = build(os.getpid())
-    buffer = ctypes.create_string_buffer(code, len(code))
-    fprog = _SockFprog(len(code) // 8, ctypes.addressof(buffer))
-    if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+_libc = ctypes.CDLL(None, use_errno=True)
+_syscall = _libc.syscall
+_syscall.argtypes = [ctypes.c_long] * 7
+_syscall.restype = ctypes.c_long
+_SYS_PRCTL = 157
+
+
+def _install(program_address):
+    if _syscall(_SYS_PRCTL, _PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), 'prctl(PR_SET_NO_NEW_PRIVS) failed')
-    result = libc.syscall(
-        _SYS_SECCOMP, _SECCOMP_SET_MODE_FILTER, _SECCOMP_FILTER_FLAG_SPEC_ALLOW, ctypes.c_void_p(ctypes.addressof(fprog))
-    )
-    if result != 0:
+    flags = _SECCOMP_FILTER_FLAG_SPEC_ALLOW
+    if _syscall(_SYS_SECCOMP, _SECCOMP_SET_MODE_FILTER, flags, program_address, 0, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), 'seccomp(SECCOMP_SET_MODE_FILTER) failed')

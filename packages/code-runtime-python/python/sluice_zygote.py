@@ -29,7 +29,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sluice_containment  # noqa: E402
 import sluice_probe  # noqa: E402
 import sluice_runner  # noqa: E402
-import sluice_seccomp  # noqa: E402
 
 # The runner's own directory leaves the import path: a program cannot import from it, and Landlock need not allow it.
 sys.path.pop(0)
@@ -50,13 +49,11 @@ class Zygote:
     def __init__(self, config, ready):
         self.config = config
         self.context = {
-            'layers': ready['layers'],
-            'memoryBytes': config['memoryBytes'],
-            'cpuSeconds': config['cpuSeconds'],
+            'plan': sluice_containment.Plan(
+                ready['layers'], config['memoryBytes'], config['cpuSeconds'], sluice_containment.read_paths()
+            ),
             'requiredBytes': config['requiredBytes'],
-            'readable': sluice_containment.read_paths(),
             'zygotePid': os.getpid(),
-            'seccompFilter': sluice_seccomp.Filter() if 'seccomp' in ready['layers'] else None,
             'loop': sluice_runner.prepare_event_loop(),
         }
         self.runs = {}  # pid -> (run number, working directory), for children not yet reaped

@@ -103,7 +103,7 @@ export class PythonChild {
   exited(report: ExitReport): void {
     if (this.#exit !== undefined) return;
     this.#exit = report;
-    this.#fail(this.#startFailure(report));
+    if (this.#state === 'starting') this.#fail(this.#startFailure(report));
     if (this.#released) {
       void this.#cleanUp();
     } else if (this.#run === undefined) {

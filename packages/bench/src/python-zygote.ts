@@ -129,13 +129,17 @@ async function killLatency(scale: number): Promise<{ killP50Ms: number; killP95M
     return null;
   };
   const program = 'import os\nawait tools.announce(os.getpid())\nwhile True:\n    pass';
-  await runtime.run({ program: 'return 1' });
+  // The first runs of a new runtime also wait for its spares to boot; they are not what is measured.
+  for (let index = 0; index < 5; index += 1) await runtime.run({ program: 'return 1' });
+  await pause(200);
   const samples: number[] = [];
   for (let trial = 0; trial < Math.max(8, Math.round(40 * scale)); trial += 1) {
+    pid = 0;
     const start = performance.now();
     const result = await runtime.run({ program, bindings: { tools: { announce } } });
     if (result.ok || result.failure.kind !== 'timeout') throw new Error('bench: the loop was not stopped as a timeout');
-    samples.push((await goneAt(pid)) - (start + deadlineMs));
+    // A run whose child had not started its program by the deadline has nothing to kill.
+    if (pid !== 0) samples.push((await goneAt(pid)) - (start + deadlineMs));
     await pause(60);
   }
   await runtime.dispose();

@@ -13,7 +13,7 @@ export type HostToWorker =
 
 /** What a worker sends the host. Everything in `entries` comes from the program's context and is untrusted. */
 export type WorkerToHost =
-  | { readonly type: 'ready' }
+  | { readonly type: 'ready'; readonly thread: number | undefined }
   | { readonly type: 'turn'; readonly seq: number; readonly entries: string; readonly logEnd: number }
   | { readonly type: 'external-memory'; readonly seq: number; readonly bytes: number }
   | { readonly type: 'broken'; readonly seq: number; readonly reason: string };
@@ -48,19 +48,22 @@ export function workerMain(require: (id: string) => unknown, harden: () => void)
   const port = threads.parentPort!;
   const boot = threads.workerData as WorkerBoot;
   const processObject = require('node:process') as NodeJS.Process;
-  lowerThreadPriority();
+  const thread = lowerThreadPriority();
   harden();
 
   // On Linux a thread has its own nice value: running programs a little below the host thread
   // keeps the host's timers (deadlines, kills) on time when the cores are saturated.
-  function lowerThreadPriority(): void {
+  function lowerThreadPriority(): number | undefined {
     try {
       const fs = require('node:fs') as typeof import('node:fs');
       const os = require('node:os') as typeof import('node:os');
       const thread = Number(fs.readlinkSync('/proc/thread-self').split('/').pop());
-      if (Number.isSafeInteger(thread) && thread > 0) os.setPriority(thread, boot.niceness);
+      if (!Number.isSafeInteger(thread) || thread <= 0) return undefined;
+      os.setPriority(thread, boot.niceness);
+      return thread;
     } catch {
       // Not Linux, or not permitted: the worker keeps the host's priority.
+      return undefined;
     }
   }
 
@@ -134,7 +137,7 @@ export function workerMain(require: (id: string) => unknown, harden: () => void)
     const now = performance.now();
     if (now - lastSample >= sampleEveryMs || finished) {
       lastSample = now;
-      const external = v8.getHeapStatistics().external_memory;
+      const external = v8.getHeapStatistics().external_memory - externalBaseline;
       if (external > boot.memoryBytes) send({ type: 'external-memory', seq: run.seq, bytes: external });
     }
     if (finished) end(run);
@@ -225,5 +228,7 @@ export function workerMain(require: (id: string) => unknown, harden: () => void)
     }
   });
   prepared = prepare();
-  send({ type: 'ready' });
+  // What the worker holds outside its heap before any program (the shared log buffer among it).
+  const externalBaseline = v8.getHeapStatistics().external_memory;
+  send({ type: 'ready', thread });
 }

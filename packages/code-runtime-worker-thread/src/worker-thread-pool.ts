@@ -90,9 +90,11 @@ export class WorkerPool {
       }
       // Refill once the old worker has exited: spawning takes the host thread and a core for
       // tens of milliseconds, which would otherwise slow the kill itself.
-      void exit.then(() => {
-        if (this.#waiters.length > 0 || this.#slots.size > 0) this.#fill();
-      });
+      void exit.then(() =>
+        setImmediate(() => {
+          if (this.#waiters.length > 0 || this.#slots.size > 0) this.#fill();
+        }),
+      );
       return;
     }
     this.#bootFailures = 0;

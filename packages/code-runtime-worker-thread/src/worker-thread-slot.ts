@@ -1,3 +1,4 @@
+import { setPriority } from 'node:os';
 import type { EventLoopUtilization } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import type { CodeRunFailure } from '@sluice/code-runtime';
@@ -41,6 +42,7 @@ export class WorkerSlot {
   #seq = 0;
   #outOfMemory = false;
   #booted = false;
+  #thread: number | undefined;
   /** Resolves once the worker thread has exited. */
   readonly exited: Promise<void>;
 
@@ -125,6 +127,14 @@ export class WorkerSlot {
   retire(): Promise<void> {
     if (this.#state !== 'gone') {
       this.#state = 'gone';
+      // The worker runs below the host's priority; its teardown should not wait behind other
+      // work. Raising it back needs privilege (CAP_SYS_NICE), so this may quietly do nothing.
+      // The thread is still alive here (no exit seen yet), so its id cannot have been reused.
+      if (this.#thread !== undefined) {
+        try {
+          setPriority(this.#thread, 0);
+        } catch {}
+      }
       void this.#worker.terminate();
     }
     return this.exited;
@@ -229,6 +239,7 @@ export class WorkerSlot {
       if (this.#state === 'starting') {
         this.#state = 'idle';
         this.#booted = true;
+        if (Number.isSafeInteger(message.thread) && (message.thread as number) > 0) this.#thread = message.thread;
         this.#onFree(this, true);
       }
       return;

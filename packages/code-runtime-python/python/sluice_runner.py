@@ -169,7 +169,7 @@ def _run(channel, loop, request, prepared):
     del prepared
     try:
         code = sluice_program.compile_program(request['program'])
-    except SyntaxError as error:
+    except Exception as error:  # noqa: BLE001  (a NUL byte or a lone surrogate fails as ValueError or UnicodeError)
         _finish(channel, {'ok': False, 'error': {'kind': 'exception', **sluice_program.describe_error(error)}})
         return
     program_globals = {'__name__': '__main__', '__builtins__': sys.modules['builtins'], 'asyncio': asyncio}

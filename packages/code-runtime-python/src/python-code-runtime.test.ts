@@ -124,6 +124,13 @@ describe('programs', () => {
     expect(successValue(result)).toEqual([true, 'quota exceeded']);
   });
 
+  it('fail as an exception, running nothing, when the source cannot even be parsed', async () => {
+    for (const program of ['value = 1\u0000', 'return "\ud800"']) {
+      const failure = failureOf(await runtime.run({ program }), 'exception');
+      expect(failure.name).toMatch(/Error$/);
+    }
+  });
+
   it('show only their own frames and lines in a traceback', async () => {
     const failure = failureOf(
       await runtime.run({

@@ -27,7 +27,8 @@ export function resolveInterpreter(config: PythonRuntimeConfig): Promise<Interpr
       ['-I', '-S', '-c', askCode],
       { timeout: resolveTimeoutMs, maxBuffer: 64 * 1024, windowsHide: true },
       (error, stdout, stderr) => {
-        if (error && (error as NodeJS.ErrnoException).code !== undefined && typeof error.code === 'string') {
+        // A string code is a spawn failure (ENOENT, EACCES); `killed` is the timeout; a number is an exit status.
+        if (error && (typeof error.code === 'string' || error.killed)) {
           resolve({ failure: describeFailure(config, spawnFailure(error as NodeJS.ErrnoException)) });
           return;
         }

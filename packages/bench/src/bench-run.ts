@@ -33,11 +33,15 @@ for (const modulePath of benchSuites) {
     { cwd: packageDir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 * 1024 * 1024 },
   );
   const line = child.stdout.split('\n').find((text) => text.startsWith('ROWS '));
-  if (child.status !== 0 || line === undefined) {
-    rows.push({ substrate: modulePath, note: `failed (exit ${child.status}): ${child.stdout.slice(-300)}` });
+  if (line === undefined) {
+    const how = child.signal ?? `exit ${child.status}`;
+    rows.push({ substrate: modulePath, note: `failed (${how}): ${child.stdout.slice(-300).replaceAll('\n', ' ')}` });
     continue;
   }
-  rows.push(...(JSON.parse(line.slice(5)) as BenchRow[]));
+  const reported = JSON.parse(line.slice(5)) as BenchRow[];
+  // Some native anchors crash while their process exits; the figures were complete before that.
+  const ending = child.status === 0 ? '' : ` (its process then ended with ${child.signal ?? `exit ${child.status}`})`;
+  rows.push(...reported.map((row) => ({ ...row, note: `${row.note ?? ''}${ending}` })));
 }
 
 const machine = `Node ${process.version}, ${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown CPU'}), load average ${loadavg()

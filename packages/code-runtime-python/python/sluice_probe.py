@@ -3,7 +3,6 @@
 import json
 import os
 import select
-import shutil
 import signal
 import socket
 import threading
@@ -88,8 +87,19 @@ def _probe_once(plan, base_directory):
     finally:
         os.close(read_end)
         _, status = os.waitpid(pid, 0)
-        shutil.rmtree(directory, ignore_errors=True)
+        _remove(directory)
     return _parse(output.decode('utf-8', 'replace'), status)
+
+
+def _remove(directory):
+    try:
+        os.rmdir(directory)
+    except FileNotFoundError:
+        pass
+    except OSError:
+        import shutil  # noqa: PLC0415  (kept out of the zygote, see sluice_zygote._remove)
+
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 def _parse(output, status):

@@ -32,7 +32,8 @@ def run_child(order, sockets, context):
     """Never returns. `sockets` are the control, stdout and stderr connections the zygote opened for this run."""
     try:
         _prepare_process(order, sockets, context)
-        channel = sluice_channel.Channel(3)
+        prepared = context['prepared']
+        channel = prepared.channel
         loop = _event_loop(context.get('loop'))
         asyncio.set_event_loop(loop)
         layers = context['plan'].apply(order['directory'])
@@ -44,7 +45,7 @@ def run_child(order, sockets, context):
         if 'error' in started:
             channel.send(started)
             os._exit(0)
-        prepared = _prepare_program(channel, loop)
+        _prepare_program(prepared, loop)
         channel.send(started)
         request = channel.read_first_frame()
         _run(channel, loop, request, prepared)
@@ -135,29 +136,30 @@ def _prepare_process(order, sockets, context):
     os.chdir(directory)
 
 
-class _Prepared:
-    """What a run needs that does not depend on its program, built while the child waits as a spare."""
+class Prepared:
+    """What every run needs that does not depend on its program, built once in the zygote.
 
-    def __init__(self, channel):
+    Each child inherits its own copy (copy-on-write): the channel object for fd 3, the log streams
+    and the program's builtins module cost a child only the pages it then writes.
+    """
+
+    def __init__(self):
+        self.channel = sluice_channel.Channel(3)
         self.budget = sluice_channel.LogBudget(0)
-        self.stdout = sluice_channel.log_stream(channel, 'stdout', self.budget)
-        self.stderr = sluice_channel.log_stream(channel, 'stderr', self.budget)
+        self.stdout = sluice_channel.log_stream(self.channel, 'stdout', self.budget)
+        self.stderr = sluice_channel.log_stream(self.channel, 'stderr', self.budget)
         self.builtins = _program_builtins()
-        # Head-room for reporting, freed when the program runs out of memory: address space only,
-        # as bytes() of zeros is never written (a bytearray would be, page by page).
-        self.reserve = bytes(256 * 1024)
 
 
 async def _tick():
     await asyncio.sleep(0)
 
 
-def _prepare_program(channel, loop):
-    prepared = _Prepared(channel)
+def _prepare_program(prepared, loop):
+    sys.modules['builtins'] = prepared.builtins
     # One turn of the event loop now copies the pages it writes (copy-on-write from the zygote)
     # while the child waits, rather than on the run's critical path.
     loop.run_until_complete(_tick())
-    return prepared
 
 
 def _run(channel, loop, request, prepared):
@@ -165,8 +167,9 @@ def _run(channel, loop, request, prepared):
     channel.attach(loop, limits)
     prepared.budget.limit = limits['logBytes'] + 4096
     sys.stdout, sys.stderr = prepared.stdout, prepared.stderr
-    reserve = prepared.reserve
-    del prepared
+    # Head-room for reporting, freed when the program runs out of memory: address space only,
+    # as bytes() of zeros is never written (a bytearray would be, page by page).
+    reserve = bytes(256 * 1024)
     try:
         code = sluice_program.compile_program(request['program'])
     except Exception as error:  # noqa: BLE001  (a NUL byte or a lone surrogate fails as ValueError or UnicodeError)
@@ -201,7 +204,6 @@ def _program_builtins():
     module = types.ModuleType('builtins', builtins.__doc__)
     module.__dict__.update(builtins.__dict__)
     module.HostCallError = sluice_channel.HostCallError
-    sys.modules['builtins'] = module
     return module
 
 

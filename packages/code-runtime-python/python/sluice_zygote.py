@@ -20,7 +20,6 @@ import json  # noqa: E402
 import os  # noqa: E402
 import re  # noqa: E402
 import select  # noqa: E402
-import shutil  # noqa: E402
 import signal  # noqa: E402
 import socket  # noqa: E402
 import time  # noqa: E402
@@ -55,6 +54,7 @@ class Zygote:
             'requiredBytes': config['requiredBytes'],
             'zygotePid': os.getpid(),
             'loop': sluice_runner.prepare_event_loop(),
+            'prepared': sluice_runner.Prepared(),
         }
         self.runs = {}  # pid -> (run number, working directory), for children not yet reaped
         self.children_file = f'/proc/self/task/{os.getpid()}/children'
@@ -188,7 +188,11 @@ def _remove(directory):
     except FileNotFoundError:
         pass
     except OSError:
+        import shutil  # noqa: PLC0415  (rarely needed, and it would load compression modules into every child)
+
         shutil.rmtree(directory, ignore_errors=True)
+
+
 
 
 def _kill_group(pid):

@@ -52,5 +52,4 @@ console.log(`\n${report}`);
 const resultsDir = join(packageDir, 'results');
 mkdirSync(resultsDir, { recursive: true });
 writeFileSync(join(resultsDir, 'latest.md'), report);
-writeFileSync(join(resultsDir, 'latest.json'), `${JSON.stringify({ machine, rows }, null, 2)}\n`);
 console.log(`bench: wrote ${join('packages', 'bench', 'results', 'latest.md')}`);

@@ -157,6 +157,8 @@ async def _tick():
 
 def _prepare_program(prepared, loop):
     sys.modules['builtins'] = prepared.builtins
+    if 'ssl' in sys.modules and sys.modules['ssl'] is None:
+        del sys.modules['ssl']  # kept out of the zygote only; see sluice_zygote
     # One turn of the event loop now copies the pages it writes (copy-on-write from the zygote)
     # while the child waits, rather than on the run's critical path.
     loop.run_until_complete(_tick())

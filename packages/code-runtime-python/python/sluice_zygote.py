@@ -14,6 +14,10 @@ if sys.version_info < (3, 10) or sys.implementation.name != 'cpython':
     )
     sys.exit(3)
 
+# asyncio would load ssl, and with it OpenSSL's libraries and tables (2 MiB the zygote would make every
+# child copy and tear down). A child has no network; it forgets this and can still import ssl itself.
+sys.modules['ssl'] = None
+
 import asyncio  # noqa: E402,F401  (loaded here once, so every child starts with it)
 import gc  # noqa: E402
 import json  # noqa: E402

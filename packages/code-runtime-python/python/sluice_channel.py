@@ -10,6 +10,7 @@ import sluice_values
 
 PROTOCOL_VERSION = 1
 _READ_BYTES = 65536
+_CALL = b'{"v":%d,"type":"call","id":%d,"namespace":"%s","name":"%s","input":%s}\n'
 _LOG_CHARS = 8192
 
 
@@ -53,7 +54,11 @@ class Channel:
         self._deliver()
 
     def send(self, frame):
-        data = memoryview(sluice_values.encode_frame(frame))
+        self.send_bytes(sluice_values.encode_frame(frame))
+
+    def send_bytes(self, line):
+        """Writes one encoded frame, newline included."""
+        data = memoryview(line)
         while data:
             if self.closed:
                 raise ChannelClosed('the host closed fd 3')
@@ -85,8 +90,10 @@ class Channel:
         call_id = self.last_id
         future = self.loop.create_future()
         self.pending[call_id] = future
+        # The argument is encoded once, above; namespace and name are identifiers, which need no escaping.
+        frame = _CALL % (PROTOCOL_VERSION, call_id, namespace.encode(), name.encode(), encoded)
         try:
-            self.send({'v': PROTOCOL_VERSION, 'type': 'call', 'id': call_id, 'namespace': namespace, 'name': name, 'input': value})
+            self.send_bytes(frame)
         except ChannelClosed as error:
             self.pending.pop(call_id, None)
             raise HostCallError('the host ended the run') from error

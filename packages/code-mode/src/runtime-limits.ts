@@ -31,21 +31,16 @@ export const runtimeLimitNames = [
 ] as const satisfies readonly (keyof RuntimeLimits)[];
 
 /**
- * The limits `runtime` publishes: positive integers under the names of {@link RuntimeLimits}, read
- * from its `settings` (the resolved settings a provider exposes, such as the worker-thread
- * runtime's) and then its `limits`. Anything else is ignored; a runtime with neither publishes nothing.
+ * The limits `runtime` publishes as its contract `limits`: positive integers only, so a runtime
+ * that publishes nothing, or something malformed, yields no line rather than a guessed one.
  */
 export function readRuntimeLimits(runtime: CodeRuntime): RuntimeLimits {
   const limits: Record<string, number> = {};
-  for (const source of ['settings', 'limits']) {
-    const published = (runtime as unknown as Record<string, unknown>)[source];
-    if (typeof published !== 'object' || published === null) continue;
-    for (const name of runtimeLimitNames) {
-      const value = (published as Record<string, unknown>)[name];
-      if (limits[name] === undefined && typeof value === 'number' && Number.isSafeInteger(value) && value > 0) {
-        limits[name] = value;
-      }
-    }
+  const published: unknown = runtime.limits;
+  if (typeof published !== 'object' || published === null) return limits;
+  for (const name of runtimeLimitNames) {
+    const value = (published as Record<string, unknown>)[name];
+    if (typeof value === 'number' && Number.isSafeInteger(value) && value > 0) limits[name] = value;
   }
   return limits;
 }

@@ -16,6 +16,18 @@ export function describeRuntimeCases(suite: ConformanceSuite): void {
       expect(runtime().isolation.trim()).not.toBe('');
     });
 
+    it('publishes the budgets it was created with, when it publishes limits', () => {
+      const { limits } = runtime();
+      if (limits === undefined) return;
+      expect(limits).toMatchObject({
+        wallTimeMs: conformanceBudgets.wallTimeMs,
+        logBytes: conformanceBudgets.logBytes,
+        valueBytes: conformanceBudgets.valueBytes,
+      });
+      if (limits.memoryBytes !== undefined) expect(limits.memoryBytes).toBe(conformanceBudgets.memoryBytes);
+      for (const value of Object.values(limits)) expect(Number.isSafeInteger(value) && value > 0).toBe(true);
+    });
+
     it(
       'gives every run its own id',
       async () => {

@@ -56,6 +56,12 @@ describe('CodeRuntimeBase', () => {
     await runtime.dispose();
   });
 
+  it('publishes just its budgets as limits, frozen, whatever other settings the provider passed', () => {
+    const runtime = new RecordingRuntime({ wallTimeMs: 1234, cpuTimeMs: 500, poolSize: 4 } as Partial<RunLimits>);
+    expect(runtime.limits).toEqual({ ...defaultRunLimits, wallTimeMs: 1234, cpuTimeMs: 500 });
+    expect(Object.isFrozen(runtime.limits)).toBe(true);
+  });
+
   it('throws InvalidRequestError naming the field for a malformed request, and launches nothing', async () => {
     const runtime = new RecordingRuntime();
     const malformed: Array<[unknown, string]> = [

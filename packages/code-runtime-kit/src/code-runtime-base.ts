@@ -11,7 +11,7 @@ import {
   utf8ByteLength,
 } from '@sluice/code-runtime';
 import { RunController } from './run-controller.js';
-import type { RunLimits } from './run-limits.js';
+import { pickRunLimits, type RunLimits } from './run-limits.js';
 
 /**
  * The part of a provider that is the same for every backend: request validation, the run
@@ -27,7 +27,12 @@ export abstract class CodeRuntimeBase implements CodeRuntime {
   readonly #active = new Set<RunController>();
   #disposal: Promise<void> | undefined;
 
-  protected constructor(protected readonly limits: RunLimits) {}
+  /** The budgets every run gets, as the settings fixed them: the contract's `limits`. */
+  readonly limits: RunLimits;
+
+  protected constructor(limits: RunLimits) {
+    this.limits = pickRunLimits(limits);
+  }
 
   /**
    * Starts `program` for `run` in a substrate. Called only for a run that has not ended. The

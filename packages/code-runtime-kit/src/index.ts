@@ -8,5 +8,5 @@ export {
   type RunOutcome,
   type SubstrateUsage,
 } from './run-controller.js';
-export { defaultRunLimits, type RunLimits } from './run-limits.js';
+export { defaultRunLimits, pickRunLimits, type RunLimits } from './run-limits.js';
 export { booleanSetting, checkSettingsObject, type IntegerBounds, integerSetting, stringSetting } from './settings.js';

@@ -1,19 +1,31 @@
-/** The budgets the run controller enforces itself. A provider enforces CPU time and memory in its substrate. */
-export interface RunLimits {
-  /** Wall-clock budget in milliseconds, time spent waiting on host calls included. */
-  readonly wallTimeMs: number;
-  /** UTF-8 bytes of log text kept per run (one byte per line for the newline included). */
-  readonly logBytes: number;
-  /** UTF-8 bytes of the returned value's JSON text. */
-  readonly valueBytes: number;
-  /** UTF-8 bytes of one host call's argument, and separately of its result, as JSON text. */
-  readonly hostCallBytes: number;
-  /** Host calls per run, refused ones included. */
-  readonly hostCalls: number;
-  /** Host calls in flight at once; later calls wait their turn. */
-  readonly concurrentHostCalls: number;
-  /** UTF-8 bytes of program source. */
-  readonly sourceBytes: number;
+import type { CodeRuntimeLimits } from '@sluice/code-runtime';
+
+/**
+ * A runtime's budgets. The run controller enforces wall time, logs, values, host calls and source
+ * size itself; a provider enforces `cpuTimeMs` and `memoryBytes` in its substrate.
+ */
+export type RunLimits = CodeRuntimeLimits;
+
+const limitNames = [
+  'wallTimeMs',
+  'cpuTimeMs',
+  'memoryBytes',
+  'logBytes',
+  'valueBytes',
+  'hostCallBytes',
+  'hostCalls',
+  'concurrentHostCalls',
+  'sourceBytes',
+] as const satisfies readonly (keyof RunLimits)[];
+
+/** Just the budgets of `source` (which may carry other settings too), frozen: what a runtime publishes as `limits`. */
+export function pickRunLimits(source: RunLimits): RunLimits {
+  const limits: Record<string, number> = {};
+  for (const name of limitNames) {
+    const value = source[name];
+    if (value !== undefined) limits[name] = value;
+  }
+  return Object.freeze(limits) as unknown as RunLimits;
 }
 
 /** The defaults both providers start from. Each is a provider setting; a request can never change them. */

@@ -60,6 +60,31 @@ export interface CodeRun {
   cancel(reason?: string): void;
 }
 
+/**
+ * The budgets a runtime enforces on every run, fixed by its provider's settings when it was
+ * created. A model-facing tool states them to the model; a request can never change them.
+ */
+export interface CodeRuntimeLimits {
+  /** Wall-clock milliseconds per run, time spent waiting on host calls included. */
+  readonly wallTimeMs: number;
+  /** CPU (or busy) milliseconds per run, when the provider enforces such a budget. */
+  readonly cpuTimeMs?: number;
+  /** Memory budget in bytes, when the provider enforces one; its README says what it covers. */
+  readonly memoryBytes?: number;
+  /** UTF-8 bytes of logs kept per run; later output is dropped and the result says so. */
+  readonly logBytes: number;
+  /** UTF-8 bytes of the returned value's JSON text. */
+  readonly valueBytes: number;
+  /** UTF-8 bytes of one host call's argument, and separately of its result, as JSON text. */
+  readonly hostCallBytes: number;
+  /** Host calls per run, refused ones included. */
+  readonly hostCalls: number;
+  /** Host calls in flight at once; later calls wait their turn. */
+  readonly concurrentHostCalls: number;
+  /** UTF-8 bytes of program source. */
+  readonly sourceBytes: number;
+}
+
 /** Something that runs programs. Create it with a provider's synchronous factory; it starts its substrate lazily. */
 export interface CodeRuntime {
   /** Always `'code-runtime-v1'` for this contract. */
@@ -73,6 +98,11 @@ export interface CodeRuntime {
    * really applied on this machine. Operators read it before deciding what to let an agent do.
    */
   readonly isolation: string;
+  /**
+   * The budgets every run gets, when the provider publishes them (providers built on
+   * `@sluice/code-runtime-kit` always do). Read them to tell a model its real limits.
+   */
+  readonly limits?: CodeRuntimeLimits;
   /**
    * Starts a run. Throws only for misuse: a request that is malformed ({@link InvalidRequestError})
    * or a disposed runtime ({@link RuntimeDisposedError}). Everything the program does is in the result.

@@ -44,6 +44,7 @@ export {
   type CodeRunRequest,
   type CodeRuntime,
   type CodeRuntimeLanguage,
+  type CodeRuntimeLimits,
   type HostCallContext,
   type HostFunction,
   specificationVersion,

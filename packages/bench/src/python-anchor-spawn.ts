@@ -1,7 +1,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import type { Duplex } from 'node:stream';
 import { type BenchSuite, checkOutput, pause, percentile, sequentialLatency, throughputs } from './bench-harness.js';
-import { proportionalMb, pythonBenchProgram } from './python-zygote.js';
+import { goneAt, proportionalMb, pythonBenchProgram } from './python-zygote.js';
 
 // Anchor: a fresh `python3 -I -S` per run, the program sent on fd 3, host calls and the result as
 // JSON lines on fd 3, logs on stdout. No containment: only what a spawn per run costs.
@@ -61,13 +61,16 @@ function runOnce(executable: string, program: string, deadlineMs?: number, onCal
     });
     channel.on('error', () => {});
     channel.write(`${JSON.stringify({ program })}\n`);
-    const timer =
-      deadlineMs === undefined
-        ? undefined
-        : setTimeout(() => child.kill('SIGKILL'), started + deadlineMs - performance.now());
+    let killedAt: number | undefined;
+    const kill = () => {
+      child.kill('SIGKILL');
+      // Measured as for the zygote's children: /proc polled until the process is gone.
+      killedAt = goneAt(child.pid ?? 0);
+    };
+    const timer = deadlineMs === undefined ? undefined : setTimeout(kill, started + deadlineMs - performance.now());
     child.once('error', reject);
     child.once('exit', () => {
-      const exitedAt = performance.now();
+      const exitedAt = killedAt ?? performance.now();
       clearTimeout(timer);
       child.once('close', () => resolve({ value, logs: stdout.split('\n').filter((line) => line !== ''), exitedAt }));
     });

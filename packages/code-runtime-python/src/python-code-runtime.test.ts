@@ -26,6 +26,11 @@ describe('createPythonCodeRuntime', () => {
     const fresh = createPythonCodeRuntime();
     try {
       expect(fresh).toMatchObject({ id: 'python', language: 'python', specificationVersion: 'code-runtime-v1' });
+      expect(createPythonCodeRuntime({ cpuTimeMs: 1_500, memoryBytes: 256 * 1024 * 1024 }).limits).toMatchObject({
+        wallTimeMs: 30_000,
+        cpuTimeMs: 2_000,
+        memoryBytes: 256 * 1024 * 1024,
+      });
       // Read before any run, the sentence comes from a synchronous probe; after a run, from the zygote.
       const probed = fresh.isolation;
       expect(probed).toMatch(/^Each run is its own CPython 3\.\d+/);
@@ -126,8 +131,9 @@ describe('programs', () => {
 
   it('fail as an exception, running nothing, when the source cannot even be parsed', async () => {
     for (const program of ['value = 1\u0000', 'return "\ud800"']) {
-      const failure = failureOf(await runtime.run({ program }), 'exception');
-      expect(failure.name).toMatch(/Error$/);
+      expect(failureOf(await runtime.run({ program }), 'exception')).toMatchObject({
+        name: expect.stringMatching(/Error$/),
+      });
     }
   });
 

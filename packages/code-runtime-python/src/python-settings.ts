@@ -129,11 +129,13 @@ export function resolvePythonSettings(
       : fromEnvironment !== undefined && fromEnvironment !== ''
         ? ([fromEnvironment, 'environment'] as const)
         : (['python3', 'default'] as const);
+  const cpuSeconds = Math.ceil(cpuTimeMs / 1000);
   return {
     executable,
     executableSource,
-    limits,
-    cpuSeconds: Math.ceil(cpuTimeMs / 1000),
+    // As enforced: the CPU budget in whole seconds, the address space per child.
+    limits: { ...limits, cpuTimeMs: cpuSeconds * 1000, memoryBytes },
+    cpuSeconds,
     memoryBytes,
     allowSitePackages: booleanSetting(settings, 'allowSitePackages', false),
     requireContainment: booleanSetting(settings, 'requireContainment', false),

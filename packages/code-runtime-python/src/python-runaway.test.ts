@@ -10,12 +10,14 @@ import {
 } from './__fixtures__/test-runtime.js';
 
 const runtime = testRuntime({ wallTimeMs: 3_000 });
+// A CPU budget far beyond the wall clock, so only the wall clock's kill can stop these programs.
+const wallBound = testRuntime({ wallTimeMs: 3_000, cpuTimeMs: 600_000 });
 // A spinning program gets a fraction of a core on a loaded machine, so the wall clock is far off here.
 const cpuBound = testRuntime({ wallTimeMs: 60_000, cpuTimeMs: 1_000 });
 // Without seccomp a program can fork, so what kills its processes at the end is on show.
 const forking = testRuntime({ wallTimeMs: 3_000 }, { disabledLayers: ['seccomp'] });
 
-afterAll(() => Promise.all([runtime.dispose(), cpuBound.dispose(), forking.dispose()]));
+afterAll(() => Promise.all([runtime.dispose(), wallBound.dispose(), cpuBound.dispose(), forking.dispose()]));
 
 /** The pids a program printed, one per line. */
 function printedPids(logs: readonly { text: string }[]): number[] {
@@ -37,7 +39,7 @@ describe('a program that will not stop', () => {
   it('is killed at the wall clock while ignoring SIGTERM and sleeping, and leaves no process', {
     timeout: 30_000,
   }, async () => {
-    const result = await runtime.run({
+    const result = await wallBound.run({
       program: python(
         'import os, signal, time',
         'signal.signal(signal.SIGTERM, signal.SIG_IGN)',
@@ -52,7 +54,7 @@ describe('a program that will not stop', () => {
   });
 
   it('stops a long C-level call (pbkdf2_hmac) at the wall clock', { timeout: 30_000 }, async () => {
-    const result = await runtime.run({
+    const result = await wallBound.run({
       program: python(
         'import hashlib, os',
         'print(os.getpid(), flush=True)',

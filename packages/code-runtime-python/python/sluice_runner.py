@@ -119,6 +119,7 @@ def _prepare_process(order, sockets, context):
         sluice_containment.set_child_subreaper()
     signal.set_wakeup_fd(-1)
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     control, stdout, stderr = (sock.detach() for sock in sockets)
     null = os.open(os.devnull, os.O_RDWR)
     os.dup2(null, 0)

@@ -252,7 +252,10 @@ def main():
     if ready['type'] != 'ready' or '--probe' in sys.argv:
         _report(ready)
         return
-    sluice_containment.set_parent_death_signal(signal.SIGKILL)
+    # If the host dies, SIGTERM (raised here as SystemExit) still lets the zygote kill its children
+    # and remove the private directory, as closing stdin would.
+    signal.signal(signal.SIGTERM, _terminate)
+    sluice_containment.set_parent_death_signal(signal.SIGTERM)
     sluice_containment.set_child_subreaper()
     zygote = Zygote(config, ready)
     sluice_runner.warm_up(zygote.context['loop'])
@@ -260,7 +263,15 @@ def main():
     gc.collect()
     gc.freeze()
     _report(ready)
-    zygote.serve()
+    try:
+        zygote.serve()
+    except SystemExit:
+        zygote.shutdown()
+    _remove(config['directory'])
+
+
+def _terminate(_signal, _frame):
+    raise SystemExit(0)
 
 
 if __name__ == '__main__':

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +8,7 @@ import {
   echo,
   eventually,
   failureOf,
+  processAlive,
   python,
   successValue,
   testRuntime,
@@ -261,6 +263,26 @@ describe('the zygote', () => {
     await own.dispose();
     expect(zygotePids()).toEqual([]);
     expect(existsSync(join(cwd, '..'))).toBe(false);
+  });
+});
+
+describe('a host that exits without disposing', () => {
+  it('leaves no zygote, child or private directory behind', { timeout: 30_000 }, async () => {
+    const host = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', join(import.meta.dirname, '__fixtures__', 'host-exits.ts')],
+      {
+        encoding: 'utf8',
+        timeout: 20_000,
+      },
+    );
+    const { directory, zygotes } = JSON.parse(host.stdout.trim().split('\n').at(-1) ?? '{}') as {
+      directory: string;
+      zygotes: number[];
+    };
+    expect(directory).toMatch(/sluice-python-/);
+    expect(zygotes).toHaveLength(1);
+    expect(await eventually(() => !existsSync(directory) && zygotes.every((pid) => !processAlive(pid)))).toBe(true);
   });
 });
 

@@ -44,8 +44,11 @@ _TOKEN = re.compile(rb'[0-9a-f]{32}')
 
 def _report(frame):
     data = (json.dumps(frame, separators=(',', ':')) + '\n').encode('utf-8')
-    while data:
-        data = data[os.write(1, data) :]
+    try:
+        while data:
+            data = data[os.write(1, data) :]
+    except BrokenPipeError:
+        pass  # The host is gone; shutting down is what is left to do, and its closed stdin says so.
 
 
 class Zygote:
@@ -86,8 +89,7 @@ class Zygote:
                     continue
                 data = os.read(0, 65536)
                 if not data:
-                    self.shutdown()
-                    return
+                    return  # the host closed stdin: main() shuts down
                 commands += data
                 while b'\n' in commands:
                     line, _, rest = bytes(commands).partition(b'\n')
@@ -176,7 +178,7 @@ class Zygote:
             return _children_by_scan(os.getpid())
 
     def shutdown(self):
-        """The host closed stdin: kill every run and wait for them, so nothing outlives the zygote."""
+        """The host closed stdin or died: kill every run and wait for them, so nothing outlives the zygote."""
         for pid in list(self.runs):
             _kill(pid)
         deadline = time.monotonic() + _SWEEP_SECONDS
@@ -266,8 +268,12 @@ def main():
     try:
         zygote.serve()
     except SystemExit:
+        pass
+    finally:
+        # Both may come when the host dies (stdin at its end, and SIGTERM); the second must not cut this short.
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
         zygote.shutdown()
-    _remove(config['directory'])
+        _remove(config['directory'])
 
 
 def _terminate(_signal, _frame):

@@ -113,6 +113,7 @@ export class PythonChildPool {
 
   async #ensureZygote(): Promise<ZygoteState | Failure> {
     if (this.#permanentFailure !== undefined) return { failure: this.#permanentFailure };
+    if (this.#closed) return { failure: 'the code runtime was disposed' };
     if (this.#state !== undefined && !this.#state.zygote.dead) return this.#state;
     this.#starting ??= this.#startZygote().finally(() => {
       this.#starting = undefined;

@@ -279,7 +279,8 @@ export class PythonChild {
     this.unexpect();
     if (this.#exit === undefined) {
       if (this.#pid !== undefined) {
-        // Until the zygote reaps it, the pid is still this child's, so the group kill cannot hit a stranger.
+        // The zygote reports an exit as soon as it has reaped the child; until then the pid and its group
+        // are still this child's (a stranger would need the whole pid space to wrap in between).
         try {
           process.kill(-this.#pid, 'SIGKILL');
         } catch {

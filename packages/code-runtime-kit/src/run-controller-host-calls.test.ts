@@ -323,4 +323,30 @@ describe('RunController host calls', () => {
     expect(events).toEqual([]);
     expect((await run.result).calls).toEqual([]);
   });
+
+  it('never invokes the host function when a listener cancels the run on the call\'s start event', async () => {
+    const dispatched: string[] = [];
+    const events: CodeRunEvent[] = [];
+    const run = createController({
+      bindings: {
+        tools: {
+          echo: () => {
+            dispatched.push('echo');
+            return null;
+          },
+        },
+      },
+      onEvent: (event) => {
+        events.push(event);
+        if (event.type === 'host-call-start') run.cancel('stopped by the listener');
+      },
+    });
+    expect(await run.call('tools', 'echo', null)).toBeUndefined();
+    expect(await run.call('tools', 'missing', null)).toBeUndefined();
+    expect(dispatched).toEqual([]);
+    expect(events.map((event) => event.type)).toEqual(['host-call-start', 'host-call-end']);
+    const result = await run.result;
+    expect(result.ok).toBe(false);
+    expect(result.calls).toMatchObject([{ callId: 'c1', ok: false }]);
+  });
 });

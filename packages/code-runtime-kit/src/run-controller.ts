@@ -142,6 +142,8 @@ export class RunController {
     const violation = findJsonViolation(input);
     const shownInput = violation === undefined ? (input as JsonValue) : null;
     this.#emit({ type: 'host-call-start', runId: this.id, callId, namespace, name, input: shownInput });
+    // A listener may have ended the run from that event: the call is already recorded as ended, and must not run.
+    if (this.ended) return undefined;
 
     const entry = this.options.bindings.get(`${namespace}.${name}`);
     const refusal = this.#refusal(namespace, name, entry, input, violation);

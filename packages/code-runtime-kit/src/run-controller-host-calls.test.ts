@@ -324,7 +324,7 @@ describe('RunController host calls', () => {
     expect((await run.result).calls).toEqual([]);
   });
 
-  it('never invokes the host function when a listener cancels the run on the call\'s start event', async () => {
+  it("never invokes the host function when a listener cancels the run on the call's start event", async () => {
     const dispatched: string[] = [];
     const events: CodeRunEvent[] = [];
     const run = createController({

@@ -1,21 +1,11 @@
-import type { CodeRuntime } from '@sluice/code-runtime';
+import type { CodeRuntime, CodeRuntimeLimits } from '@sluice/code-runtime';
 import { formatBytes } from './result-render.js';
 
 /**
- * The budgets a runtime enforces on every run, as its provider publishes them (the settings both
- * providers share). A field is absent when the runtime does not publish it; nothing is guessed.
+ * The budgets a runtime enforces on every run, as its provider publishes them in the contract's
+ * `limits`. A field is absent when the runtime does not publish it; nothing is guessed.
  */
-export interface RuntimeLimits {
-  readonly wallTimeMs?: number;
-  readonly cpuTimeMs?: number;
-  readonly memoryBytes?: number;
-  readonly logBytes?: number;
-  readonly valueBytes?: number;
-  readonly hostCallBytes?: number;
-  readonly hostCalls?: number;
-  readonly concurrentHostCalls?: number;
-  readonly sourceBytes?: number;
-}
+export type RuntimeLimits = Partial<CodeRuntimeLimits>;
 
 /** The names of {@link RuntimeLimits}, in the order the description lists them. */
 export const runtimeLimitNames = [

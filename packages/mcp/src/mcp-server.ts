@@ -176,6 +176,8 @@ export function createSluiceMcpServer(config: SluiceMcpConfig, options: SluiceMc
     async connect(transport) {
       await server.connect(transport);
       catalog().catch((error: unknown) => {
+        // Closing while upstreams start disposes the runtime under the catalog: that is no failure to report.
+        if (closing !== undefined) return;
         log(`could not build the tool catalog: ${error instanceof Error ? error.message : String(error)}`);
       });
     },

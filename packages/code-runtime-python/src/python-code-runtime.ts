@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Bindings, type CodeRun, type CodeRunRequest, normalizeBindings } from '@sluice/code-runtime';
+import type { BindingEntry } from '@sluice/code-runtime';
 import { CodeRuntimeBase, type RunController } from '@sluice/code-runtime-kit';
 import { type PoolOptions, PythonChildPool, zygoteFlags, zygoteScript } from './python-child-pool.js';
 import { resolveInterpreterSync } from './python-interpreter.js';
@@ -19,7 +19,6 @@ export class PythonCodeRuntime extends CodeRuntimeBase {
   readonly language = 'python' as const;
   readonly #pool: PythonChildPool;
   #probed: ReadyReport | string | undefined;
-  #requestBindings: Bindings | undefined;
 
   /** Prefer {@link createPythonCodeRuntime}; `options` exist for tests. */
   constructor(
@@ -42,18 +41,8 @@ export class PythonCodeRuntime extends CodeRuntimeBase {
     return typeof ready === 'string' ? `No program can run: ${ready}` : isolationSentence(ready, this.config);
   }
 
-  override start(request: CodeRunRequest): CodeRun {
-    // The base class validates the request and calls launch() synchronously; launch needs the names.
-    this.#requestBindings = typeof request === 'object' && request !== null ? request.bindings : undefined;
-    try {
-      return super.start(request);
-    } finally {
-      this.#requestBindings = undefined;
-    }
-  }
-
   protected launch(run: RunController, program: string): void {
-    const bindings = bindingNames(this.#requestBindings);
+    const bindings = bindingNames(run.bindings);
     void this.#pool.acquire().then((child) => {
       if ('failure' in child) {
         run.finish({ ok: false, failure: { kind: 'substrate-exit', message: child.failure } });
@@ -78,9 +67,10 @@ export function createPythonCodeRuntime(settings: PythonCodeRuntimeSettings = {}
   return new PythonCodeRuntime(resolvePythonSettings(settings, process.env));
 }
 
-function bindingNames(bindings: Bindings | undefined): Map<string, string[]> {
+/** The granted names by namespace, as the child offers them to the program. */
+function bindingNames(bindings: ReadonlyMap<string, BindingEntry>): Map<string, string[]> {
   const names = new Map<string, string[]>();
-  for (const { namespace, name } of normalizeBindings(bindings).values()) {
+  for (const { namespace, name } of bindings.values()) {
     const list = names.get(namespace) ?? [];
     list.push(name);
     names.set(namespace, list);

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { HostFunction } from '@sluice/code-runtime';
 // Imported from source, so the bench needs no build of the provider (tsx runs it as it is).
-import { createPythonCodeRuntime, type PythonCodeRuntime } from '../../code-runtime-python/src/index.js';
+import { createPythonCodeRuntime, type PythonCodeRuntime } from '@sluice/code-runtime-python';
 import {
   type BenchRow,
   type BenchSuite,

@@ -9,4 +9,11 @@ export {
   type SubstrateUsage,
 } from './run-controller.js';
 export { defaultRunLimits, pickRunLimits, type RunLimits } from './run-limits.js';
-export { booleanSetting, checkSettingsObject, type IntegerBounds, integerSetting, stringSetting } from './settings.js';
+export {
+  booleanSetting,
+  checkSettingsObject,
+  type IntegerBounds,
+  integerSetting,
+  sharedRunLimitSettings,
+  stringSetting,
+} from './settings.js';

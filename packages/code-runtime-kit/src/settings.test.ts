@@ -1,6 +1,13 @@
 import { InvalidSettingsError } from '@sluice/code-runtime';
 import { describe, expect, it } from 'vitest';
-import { booleanSetting, checkSettingsObject, integerSetting, stringSetting } from './settings.js';
+import { defaultRunLimits } from './run-limits.js';
+import {
+  booleanSetting,
+  checkSettingsObject,
+  integerSetting,
+  sharedRunLimitSettings,
+  stringSetting,
+} from './settings.js';
 
 function settingError(action: () => unknown): InvalidSettingsError | undefined {
   try {
@@ -57,5 +64,24 @@ describe('checkSettingsObject', () => {
       expect(settingError(() => checkSettingsObject(value, ['wallTimeMs']))).toBeDefined();
     }
     expect(settingError(() => checkSettingsObject({ wallTimeMS: 1 }, ['wallTimeMs']))?.setting).toBe('wallTimeMS');
+  });
+});
+
+describe('sharedRunLimitSettings', () => {
+  it('fills in the defaults and keeps what was given', () => {
+    expect(sharedRunLimitSettings({})).toEqual({ ...defaultRunLimits });
+    expect(sharedRunLimitSettings({ wallTimeMs: 5, hostCalls: 0 })).toMatchObject({ wallTimeMs: 5, hostCalls: 0 });
+  });
+
+  it('refuses a wall clock a Node timer cannot honour, naming the setting', () => {
+    const error = (() => {
+      try {
+        sharedRunLimitSettings({ wallTimeMs: 2 ** 31 });
+      } catch (caught) {
+        return caught;
+      }
+      return undefined;
+    })();
+    expect(InvalidSettingsError.isInstance(error) && error.setting).toBe('wallTimeMs');
   });
 });

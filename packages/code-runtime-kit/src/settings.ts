@@ -1,4 +1,5 @@
 import { InvalidSettingsError } from '@sluice/code-runtime';
+import { defaultRunLimits, type RunLimits } from './run-limits.js';
 
 /** Bounds for one integer setting. */
 export interface IntegerBounds {
@@ -79,4 +80,29 @@ function describe(value: unknown): string {
   if (typeof value === 'number' || typeof value === 'boolean' || value === null || value === undefined)
     return String(value);
   return Array.isArray(value) ? 'an array' : `a ${typeof value}`;
+}
+
+const mebibyte = 1024 * 1024;
+/** The largest delay a Node timer honours; a longer wall clock would fire at once. */
+const maxTimerMs = 2_147_483_647;
+
+/**
+ * Reads the budgets every provider shares (`wallTimeMs`, `logBytes`, `valueBytes`, `hostCallBytes`,
+ * `hostCalls`, `concurrentHostCalls`, `sourceBytes`) from `settings`, filling in `defaults`, with the
+ * same bounds in every provider. `cpuTimeMs` and `memoryBytes` are the provider's to read: what they
+ * bound differs by substrate.
+ */
+export function sharedRunLimitSettings(settings: object, defaults: RunLimits = defaultRunLimits): RunLimits {
+  return {
+    wallTimeMs: integerSetting(settings, 'wallTimeMs', defaults.wallTimeMs, { min: 1, max: maxTimerMs }),
+    logBytes: integerSetting(settings, 'logBytes', defaults.logBytes, { min: 1, max: 16 * mebibyte }),
+    valueBytes: integerSetting(settings, 'valueBytes', defaults.valueBytes, { min: 1, max: 1024 * mebibyte }),
+    hostCallBytes: integerSetting(settings, 'hostCallBytes', defaults.hostCallBytes, { min: 1, max: 1024 * mebibyte }),
+    hostCalls: integerSetting(settings, 'hostCalls', defaults.hostCalls, { min: 0, max: 1_000_000 }),
+    concurrentHostCalls: integerSetting(settings, 'concurrentHostCalls', defaults.concurrentHostCalls, {
+      min: 1,
+      max: 10_000,
+    }),
+    sourceBytes: integerSetting(settings, 'sourceBytes', defaults.sourceBytes, { min: 1, max: 16 * mebibyte }),
+  };
 }

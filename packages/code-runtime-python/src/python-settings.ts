@@ -2,9 +2,9 @@ import { InvalidSettingsError } from '@sluice/code-runtime';
 import {
   booleanSetting,
   checkSettingsObject,
-  defaultRunLimits,
   integerSetting,
   type RunLimits,
+  sharedRunLimitSettings,
   stringSetting,
 } from '@sluice/code-runtime-kit';
 
@@ -96,19 +96,7 @@ export function resolvePythonSettings(
   environment: Readonly<Record<string, string | undefined>>,
 ): PythonRuntimeConfig {
   checkSettingsObject(settings, settingNames);
-  const bytes = { min: 1, max: 1024 * mebibyte };
-  const limits: RunLimits = {
-    wallTimeMs: integerSetting(settings, 'wallTimeMs', defaultRunLimits.wallTimeMs, { min: 1, max: 86_400_000 }),
-    logBytes: integerSetting(settings, 'logBytes', defaultRunLimits.logBytes, bytes),
-    valueBytes: integerSetting(settings, 'valueBytes', defaultRunLimits.valueBytes, bytes),
-    hostCallBytes: integerSetting(settings, 'hostCallBytes', defaultRunLimits.hostCallBytes, bytes),
-    hostCalls: integerSetting(settings, 'hostCalls', defaultRunLimits.hostCalls, { min: 0, max: 1_000_000 }),
-    concurrentHostCalls: integerSetting(settings, 'concurrentHostCalls', defaultRunLimits.concurrentHostCalls, {
-      min: 1,
-      max: 10_000,
-    }),
-    sourceBytes: integerSetting(settings, 'sourceBytes', defaultRunLimits.sourceBytes, { min: 1, max: 64 * mebibyte }),
-  };
+  const limits = sharedRunLimitSettings(settings);
   const cpuTimeMs = integerSetting(settings, 'cpuTimeMs', 10_000, { min: 1, max: 86_400_000 });
   const memoryBytes = integerSetting(settings, 'memoryBytes', 512 * mebibyte, {
     min: interpreterBaselineBytes,

@@ -1,4 +1,10 @@
-import { checkSettingsObject, defaultRunLimits, integerSetting, type RunLimits } from '@sluice/code-runtime-kit';
+import {
+  checkSettingsObject,
+  defaultRunLimits,
+  integerSetting,
+  type RunLimits,
+  sharedRunLimitSettings,
+} from '@sluice/code-runtime-kit';
 
 /**
  * Settings of {@link createWorkerThreadCodeRuntime}. Every budget is optional and has a default; a
@@ -78,21 +84,12 @@ export function resolveWorkerThreadSettings(settings: unknown): ResolvedWorkerTh
   checkSettingsObject(given, settingNames);
   const defaults = workerThreadDefaults;
   return {
-    wallTimeMs: integerSetting(given, 'wallTimeMs', defaults.wallTimeMs, { min: 1, max: maxTimerMs }),
+    ...sharedRunLimitSettings(given, defaults),
     cpuTimeMs: integerSetting(given, 'cpuTimeMs', defaults.cpuTimeMs, { min: 1, max: maxTimerMs }),
     memoryBytes: integerSetting(given, 'memoryBytes', defaults.memoryBytes, {
       min: 16 * mebibyte,
       max: 16 * 1024 * mebibyte,
     }),
-    logBytes: integerSetting(given, 'logBytes', defaults.logBytes, { min: 1, max: 16 * mebibyte }),
-    valueBytes: integerSetting(given, 'valueBytes', defaults.valueBytes, { min: 1, max: 256 * mebibyte }),
-    hostCallBytes: integerSetting(given, 'hostCallBytes', defaults.hostCallBytes, { min: 1, max: 256 * mebibyte }),
-    hostCalls: integerSetting(given, 'hostCalls', defaults.hostCalls, { min: 0, max: 1_000_000 }),
-    concurrentHostCalls: integerSetting(given, 'concurrentHostCalls', defaults.concurrentHostCalls, {
-      min: 1,
-      max: 10_000,
-    }),
-    sourceBytes: integerSetting(given, 'sourceBytes', defaults.sourceBytes, { min: 1, max: 16 * mebibyte }),
     timers: integerSetting(given, 'timers', defaults.timers, { min: 0, max: 1_000_000 }),
     poolSize: integerSetting(given, 'poolSize', defaults.poolSize, { min: 1, max: 256 }),
   };

@@ -63,6 +63,16 @@ describe('createRunCodeTool', () => {
     expect(runCode.inputSchema).toMatchObject({ required: ['code'], additionalProperties: false });
   });
 
+  it('states the limits of the runtime provided now, after it was replaced by one of the same language', async () => {
+    const swapped = createContext();
+    swapped.provide('codeRuntime', createWorkerThreadCodeRuntime({ wallTimeMs: 20_000 }));
+    const runCode = createRunCodeTool({ context: swapped, tools: [forecast], policy: allowAll });
+    expect(runCode.description).toContain('- Wall clock: 20 s per run');
+    swapped.provide('codeRuntime', createWorkerThreadCodeRuntime({ wallTimeMs: 5_000 }), { replace: true });
+    expect(runCode.description).toContain('- Wall clock: 5 s per run');
+    await swapped.dispose();
+  });
+
   it('says the runtime publishes no limits rather than inventing them', () => {
     const opaque: CodeRuntime = {
       specificationVersion: runtime.specificationVersion,

@@ -3,7 +3,6 @@ import type {
   CodeRunEvent,
   CodeRunResult,
   CodeRuntime,
-  CodeRuntimeLanguage,
   HostFunction,
   JsonObject,
   JsonValue,
@@ -109,27 +108,27 @@ export function createRunCodeTool(options: RunCodeToolOptions): RunCodeTool {
   const policy = typeof source === 'function' ? source() : isPolicy(source) ? source : createPolicy(source);
   // Tools the policy can never allow are not declared: the model should not plan around them.
   const declared = tools.filter((tool) => mayBeAllowed(policy, tool.name));
-  const cache = new Map<
-    CodeRuntimeLanguage,
-    { declarations: ToolDeclarations; description: string; bindings: Bindings }
-  >();
-  const forLanguage = (language: CodeRuntimeLanguage) => {
-    let entry = cache.get(language);
+  // Keyed by the runtime itself: a runtime provided in its place may differ in language or limits,
+  // and the description must state the limits of the runtime that will really run the program.
+  const cache = new WeakMap<CodeRuntime, { declarations: ToolDeclarations; description: string; bindings: Bindings }>();
+  const forRuntime = (runtime: CodeRuntime) => {
+    let entry = cache.get(runtime);
     if (entry === undefined) {
+      const { language } = runtime;
       const declarations = generateDeclarations(declared, {
         language,
         naming,
         ...(options.declarationsTokenBudget === undefined ? {} : { tokenBudget: options.declarationsTokenBudget }),
       });
-      const limits = readRuntimeLimits(context.codeRuntime);
+      const limits = readRuntimeLimits(runtime);
       const description = runCodeDescription({ language, declarations, limits });
       const bindings = { ...toolBindings, ...declarations.discovery?.bindings };
       entry = { declarations, description, bindings };
-      cache.set(language, entry);
+      cache.set(runtime, entry);
     }
     return entry;
   };
-  forLanguage(context.codeRuntime.language);
+  forRuntime(context.codeRuntime);
 
   const run = async (input: RunCodeInput | JsonValue, runOptions: RunCodeRunOptions = {}): Promise<RunCodeOutcome> => {
     const problem = inputProblem(input);
@@ -141,7 +140,7 @@ export function createRunCodeTool(options: RunCodeToolOptions): RunCodeTool {
       };
     }
     const runtime = context.codeRuntime;
-    const { bindings } = forLanguage(runtime.language);
+    const { bindings } = forRuntime(runtime);
     const result = await runtime.run({
       program: (input as RunCodeInput).code,
       bindings,
@@ -154,11 +153,11 @@ export function createRunCodeTool(options: RunCodeToolOptions): RunCodeTool {
   return {
     name: 'run_code',
     get description() {
-      return forLanguage(context.codeRuntime.language).description;
+      return forRuntime(context.codeRuntime).description;
     },
     inputSchema,
     get declarations() {
-      return forLanguage(context.codeRuntime.language).declarations;
+      return forRuntime(context.codeRuntime).declarations;
     },
     execute: async (input, runOptions) => (await run(input, runOptions)).rendered.text,
     run,

@@ -54,6 +54,12 @@ describe('awaitResult', () => {
     expect(vi.getTimerCount()).toBe(0);
   });
 
+  it('passes on the rejection of a run whose provider broke the contract, rather than leaving it unhandled', async () => {
+    const broken: CodeRun = { id: 'run-9', result: Promise.reject(new Error('provider bug')), cancel() {} };
+    await expect(awaitResult(broken, 1_000)).rejects.toThrow('provider bug');
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
   it('returns the result of a run that had already settled, even with a zero wait', async () => {
     const run = controlledRun('run-1');
     run.finish(success('run-1', 1));

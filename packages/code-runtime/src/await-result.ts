@@ -19,7 +19,7 @@ export function awaitResult(run: CodeRun, ms: number): Promise<AwaitedResult> {
   if (!Number.isFinite(ms) || ms < 0 || ms > maxWaitMs) {
     throw new RangeError(`awaitResult: ms must be a number from 0 to ${maxWaitMs}, got ${String(ms)}.`);
   }
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       resolve({
         status: 'still-running',
@@ -27,9 +27,16 @@ export function awaitResult(run: CodeRun, ms: number): Promise<AwaitedResult> {
         message: `Stopped waiting after ${ms} ms; run ${run.id} is still running. Its result will still arrive, or cancel it.`,
       });
     }, ms);
-    void run.result.then((result) => {
-      clearTimeout(timer);
-      resolve({ status: 'settled', result });
-    });
+    // `result` never rejects under the contract; a provider that breaks that rule is reported, not hidden.
+    run.result.then(
+      (result) => {
+        clearTimeout(timer);
+        resolve({ status: 'settled', result });
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
   });
 }

@@ -14,6 +14,7 @@ export {
   checkSettingsObject,
   type IntegerBounds,
   integerSetting,
+  type SharedRunLimitSettings,
   sharedRunLimitSettings,
   stringSetting,
 } from './settings.js';

@@ -82,6 +82,28 @@ function describe(value: unknown): string {
   return Array.isArray(value) ? 'an array' : `a ${typeof value}`;
 }
 
+/**
+ * The budget settings every provider shares, read by {@link sharedRunLimitSettings}. A provider's
+ * settings interface extends it and adds `cpuTimeMs` and `memoryBytes`, documented for what they
+ * bound in its substrate. All optional; a request can never change them.
+ */
+export interface SharedRunLimitSettings {
+  /** Wall-clock budget per run in ms, time waiting on host calls included. Default 30 000; at most 2 147 483 647. */
+  readonly wallTimeMs?: number;
+  /** UTF-8 bytes of log text kept per run. Default 64 KiB; at most 16 MiB. */
+  readonly logBytes?: number;
+  /** UTF-8 bytes of the returned value's JSON. Default 1 MiB; at most 1 GiB. */
+  readonly valueBytes?: number;
+  /** UTF-8 bytes of one host call's argument, and of its result, as JSON. Default 1 MiB; at most 1 GiB. */
+  readonly hostCallBytes?: number;
+  /** Host calls per run, refused ones included. Default 1 000; 0 forbids calls. */
+  readonly hostCalls?: number;
+  /** Host calls in flight at once per run; later ones wait their turn. Default 16. */
+  readonly concurrentHostCalls?: number;
+  /** UTF-8 bytes of program source. Default 256 KiB; at most 16 MiB. */
+  readonly sourceBytes?: number;
+}
+
 const mebibyte = 1024 * 1024;
 /** The largest delay a Node timer honours; a longer wall clock would fire at once. */
 const maxTimerMs = 2_147_483_647;

@@ -4,36 +4,23 @@ import {
   checkSettingsObject,
   integerSetting,
   type RunLimits,
+  type SharedRunLimitSettings,
   sharedRunLimitSettings,
   stringSetting,
 } from '@sluice/code-runtime-kit';
 
 /** Settings of {@link createPythonCodeRuntime}. Every field is optional; budgets cannot be changed per run. */
-export interface PythonCodeRuntimeSettings {
+export interface PythonCodeRuntimeSettings extends SharedRunLimitSettings {
   /**
    * The Python interpreter to run: a path or a command on `PATH`. Default: the environment variable
    * `SLUICE_PYTHON_EXECUTABLE`, then `python3`. It is asked once for its real executable (so a
    * version-manager shim is not paid per run) and must be CPython 3.10 or newer.
    */
   readonly pythonExecutable?: string;
-  /** Wall-clock budget per run in milliseconds, time waiting on host calls included. Default 30,000. */
-  readonly wallTimeMs?: number;
   /** CPU budget per run in milliseconds, rounded up to whole seconds (`RLIMIT_CPU`). Default 10,000. */
   readonly cpuTimeMs?: number;
   /** Address space per run in bytes (`RLIMIT_AS`). Default 512 MiB; must fit the output budgets (see README). */
   readonly memoryBytes?: number;
-  /** UTF-8 bytes of log text kept per run. Default 64 KiB. */
-  readonly logBytes?: number;
-  /** UTF-8 bytes of the returned value's JSON. Default 1 MiB. */
-  readonly valueBytes?: number;
-  /** UTF-8 bytes of one host call's argument, and of its result, as JSON. Default 1 MiB. */
-  readonly hostCallBytes?: number;
-  /** Host calls per run, refused ones included. Default 1,000. */
-  readonly hostCalls?: number;
-  /** Host calls in flight at once per run. Default 16. */
-  readonly concurrentHostCalls?: number;
-  /** UTF-8 bytes of program source. Default 256 KiB. */
-  readonly sourceBytes?: number;
   /** Whether the interpreter's site-packages are importable (the interpreter then starts without `-S`). Default `false`. */
   readonly allowSitePackages?: boolean;
   /**

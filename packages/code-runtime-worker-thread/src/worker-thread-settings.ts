@@ -3,6 +3,7 @@ import {
   defaultRunLimits,
   integerSetting,
   type RunLimits,
+  type SharedRunLimitSettings,
   sharedRunLimitSettings,
 } from '@sluice/code-runtime-kit';
 
@@ -11,9 +12,7 @@ import {
  * request can never change them. Integers only; a value out of range, or an unknown key, throws
  * `InvalidSettingsError` naming the setting.
  */
-export interface WorkerThreadCodeRuntimeSettings {
-  /** Wall-clock budget per run in ms, time waiting on host calls and timers included. Default 30 000. */
-  readonly wallTimeMs?: number;
+export interface WorkerThreadCodeRuntimeSettings extends SharedRunLimitSettings {
   /**
    * Busy-time budget per run in ms: time the run's worker thread spent running rather than idle,
    * measured from outside the worker, so nothing the program does can pause it. Default 10 000.
@@ -25,18 +24,6 @@ export interface WorkerThreadCodeRuntimeSettings {
    * at least 16 MiB.
    */
   readonly memoryBytes?: number;
-  /** UTF-8 bytes of log text kept per run. Default 64 KiB. */
-  readonly logBytes?: number;
-  /** UTF-8 bytes of the returned value's JSON. Default 1 MiB. */
-  readonly valueBytes?: number;
-  /** UTF-8 bytes of one host call's argument, and of its result, as JSON. Default 1 MiB. */
-  readonly hostCallBytes?: number;
-  /** Host calls per run. Default 1 000. */
-  readonly hostCalls?: number;
-  /** Host calls in flight at once per run; later ones wait. Default 16. */
-  readonly concurrentHostCalls?: number;
-  /** UTF-8 bytes of program source. Default 256 KiB. */
-  readonly sourceBytes?: number;
   /** `setTimeout` calls per run. Default 1 000. */
   readonly timers?: number;
   /** Worker threads kept alive; also how many runs execute at once (the rest wait, their wall clock running). Default 4. */

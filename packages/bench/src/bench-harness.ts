@@ -1,3 +1,4 @@
+import type { CodeRuntime, HostFunction } from '@sluice/code-runtime';
 /** One substrate's measurements. A field a substrate cannot offer is absent and shown as `–`. */
 export interface BenchRow {
   readonly substrate: string;
@@ -91,6 +92,18 @@ export function checkOutput(value: unknown, logs: readonly string[]): void {
   if (value !== 2 || logs.length !== 1 || logs[0] !== '1') {
     throw new Error(`bench: wrong output: value ${JSON.stringify(value)}, logs ${JSON.stringify(logs)}`);
   }
+}
+
+/** The one host function every bench program calls: it answers with its input. */
+export const echoBindings = { tools: { echo: (async (input) => input) satisfies HostFunction } };
+
+/** Runs `program` with {@link echoBindings} and checks it printed `1` and returned `2`, success or not. */
+export async function runChecked(runtime: CodeRuntime, program: string): Promise<void> {
+  const result = await runtime.run({ program, bindings: echoBindings });
+  checkOutput(
+    result.ok ? result.value : result.failure,
+    result.logs.map((entry) => entry.text),
+  );
 }
 
 export const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

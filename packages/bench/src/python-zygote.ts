@@ -1,14 +1,14 @@
 import { readFileSync } from 'node:fs';
 import type { HostFunction } from '@sluice/code-runtime';
-// Imported from source, so the bench needs no build of the provider (tsx runs it as it is).
 import { createPythonCodeRuntime, type PythonCodeRuntime } from '@sluice/code-runtime-python';
 import {
   type BenchRow,
   type BenchSuite,
-  checkOutput,
+  echoBindings,
   pause,
   percentile,
   residentMb,
+  runChecked,
   sequentialLatency,
   throughputs,
 } from './bench-harness.js';
@@ -19,9 +19,6 @@ export const pythonBenchProgram = 'r = await tools.echo({"x": 1})\nprint(r["x"])
 /** DESIGN.md §8 targets for the Python provider. */
 export const pythonTargets = { p50Ms: 4, runsPerSecondC8: 400, killP95Ms: 5, roundTripMs: 0.2 } as const;
 
-const echo: HostFunction = async (input) => input;
-const bindings = { tools: { echo } };
-
 /** `@sluice/code-runtime-python`: CPython children forked from a zygote, with its default settings. */
 export const suite: BenchSuite = {
   name: 'python',
@@ -30,11 +27,7 @@ export const suite: BenchSuite = {
     const total = Math.max(40, Math.round(1000 * scale));
     const runtime = createPythonCodeRuntime();
     const once = async () => {
-      const result = await runtime.run({ program: pythonBenchProgram, bindings });
-      checkOutput(
-        result.ok ? result.value : result.failure,
-        result.logs.map((entry) => entry.text),
-      );
+      await runChecked(runtime, pythonBenchProgram);
     };
     const latency = await sequentialLatency(once, 50, count);
     // Back to back, each run also waits for the fork and set-up of the child after it; 20 ms apart,
@@ -95,10 +88,10 @@ async function roundTrip(runtime: PythonCodeRuntime, scale: number): Promise<num
   const samples: number[] = [];
   for (let trial = 0; trial < Math.max(5, Math.round(30 * scale)); trial += 1) {
     const startMany = performance.now();
-    await runtime.run({ program: many, bindings });
+    await runtime.run({ program: many, bindings: echoBindings });
     const manyMs = performance.now() - startMany;
     const startNone = performance.now();
-    await runtime.run({ program: 'return 1', bindings });
+    await runtime.run({ program: 'return 1', bindings: echoBindings });
     samples.push((manyMs - (performance.now() - startNone)) / calls);
   }
   return percentile(samples, 50);

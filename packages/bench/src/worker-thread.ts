@@ -4,16 +4,14 @@ import {
   type BenchRow,
   type BenchSuite,
   benchProgram,
-  checkOutput,
+  echoBindings,
   pause,
   percentile,
   residentMb,
+  runChecked,
   sequentialLatency,
   throughputs,
 } from './bench-harness.js';
-
-const echo: HostFunction = async (input) => input;
-const bindings = { tools: { echo } };
 
 /** `@sluice/code-runtime-worker-thread`, cached and uncached TypeScript strip, with its default pool. */
 export const suite: BenchSuite = {
@@ -25,11 +23,7 @@ export const suite: BenchSuite = {
     const once = (unique: boolean) => async (index: number) => {
       // A different comment per run defeats the compile cache: esbuild runs every time.
       const program = unique ? `// run ${index} ${Math.random()}\n${benchProgram}` : benchProgram;
-      const result = await runtime.run({ program, bindings });
-      checkOutput(
-        result.ok ? result.value : result.failure,
-        result.logs.map((entry) => entry.text),
-      );
+      await runChecked(runtime, program);
     };
     const uncached = await sequentialLatency(once(true), 50, count);
     const uncachedThroughput = await throughputs(once(true), total);
@@ -66,10 +60,10 @@ async function roundTrip(runtime: ReturnType<typeof createWorkerThreadCodeRuntim
   const samples: number[] = [];
   for (let trial = 0; trial < Math.max(5, Math.round(30 * scale)); trial += 1) {
     const startMany = performance.now();
-    await runtime.run({ program: many, bindings });
+    await runtime.run({ program: many, bindings: echoBindings });
     const manyMs = performance.now() - startMany;
     const startNone = performance.now();
-    await runtime.run({ program: none, bindings });
+    await runtime.run({ program: none, bindings: echoBindings });
     const noneMs = performance.now() - startNone;
     samples.push((manyMs - noneMs) / calls);
   }
@@ -84,7 +78,7 @@ async function killLatency(scale: number): Promise<{ killP50Ms: number; killP95M
   const samples: number[] = [];
   for (let trial = 0; trial < Math.max(8, Math.round(40 * scale)); trial += 1) {
     const start = performance.now();
-    const result = await runtime.run({ program, bindings });
+    const result = await runtime.run({ program, bindings: echoBindings });
     if (result.ok || result.failure.kind !== 'timeout') throw new Error('bench: the loop was not stopped as a timeout');
     await runtime.quiet();
     samples.push(performance.now() - (start + deadlineMs));

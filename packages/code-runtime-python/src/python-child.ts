@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
 import type { Socket } from 'node:net';
 import type { RunController } from '@sluice/code-runtime-kit';
-import { JsonLineReader } from './json-lines.js';
+import { JsonLineReader } from '@sluice/code-runtime-kit';
 import { ChildLogs } from './python-child-logs.js';
 import { failureOfExit, outcomeOfDone, protocolMessage } from './python-outcome.js';
 import { type PythonRuntimeConfig, valueDepthLimit } from './python-settings.js';

@@ -1,5 +1,5 @@
 import { createServer, type Server, type Socket } from 'node:net';
-import { JsonLineReader } from './json-lines.js';
+import { JsonLineReader } from '@sluice/code-runtime-kit';
 import { type ChildStream, parseHelloFrame } from './wire-frames.js';
 
 /** Receives one connection of a child, with any bytes that followed its hello line. */

@@ -1,5 +1,5 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { JsonLineReader } from './json-lines.js';
+import { JsonLineReader } from '@sluice/code-runtime-kit';
 import { parseZygoteReport, type ReadyReport, wireProtocolVersion, type ZygoteReport } from './wire-frames.js';
 
 /** How the zygote is started: the resolved interpreter, its flags, and its configuration. */

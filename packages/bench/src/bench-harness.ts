@@ -107,3 +107,13 @@ export async function runChecked(runtime: CodeRuntime, program: string): Promise
 }
 
 export const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** `--name=value` and bare `--flag` (read as `'true'`) arguments as an object. */
+export function commandOptions(argv: readonly string[]): Record<string, string> {
+  return Object.fromEntries(
+    argv.map((argument) => {
+      const [key, value] = argument.replace(/^--/, '').split('=');
+      return [key, value ?? 'true'];
+    }),
+  );
+}

@@ -5,17 +5,12 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { ensureAnchors } from './bench-anchors.js';
-import type { BenchRow } from './bench-harness.js';
+import { type BenchRow, commandOptions } from './bench-harness.js';
 import { formatReport } from './bench-report.js';
 import { benchSuites } from './bench-suites.js';
 
 const packageDir = join(import.meta.dirname, '..');
-const options = Object.fromEntries(
-  process.argv.slice(2).map((argument) => {
-    const [key, value] = argument.replace(/^--/, '').split('=');
-    return [key, value ?? 'true'];
-  }),
-);
+const options = commandOptions(process.argv.slice(2));
 const scale = Number(options.scale ?? '1');
 const only = options.only === undefined ? undefined : String(options.only).split(',');
 

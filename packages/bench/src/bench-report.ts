@@ -3,6 +3,19 @@ import type { BenchRow } from './bench-harness.js';
 /** DESIGN.md §8 targets for the worker-thread provider. */
 export const targets = { p50Ms: 2, runsPerSecondC8: 400, killP95Ms: 5, roundTripMs: 0.1 } as const;
 
+/**
+ * The worker-thread provider's figures with its workers inside the host's process, measured on a quiet
+ * machine on 2026-11-30 before the workers moved into a supervised child process (issue 10). Fixed:
+ * every later run is read against them.
+ */
+export const inProcessFigures = {
+  measuredOn: '2026-11-30',
+  /** Sequential p50 with the TypeScript strip on every run. */
+  p50Ms: 1.18,
+  runsPerSecondC8: 984,
+  killP95Ms: 3.0,
+} as const;
+
 const fixed = (value: number | undefined, digits = 2) =>
   value === undefined || Number.isNaN(value) ? '–' : value >= 100 ? value.toFixed(0) : value.toFixed(digits);
 
@@ -41,6 +54,7 @@ export function formatReport(rows: readonly BenchRow[], machine: string, when: D
       check(`runs/s at c=8, ${row.substrate}`, row.runsPerSecond?.c8, targets.runsPerSecondC8, false);
     check('kill p95 ms', main.killP95Ms, targets.killP95Ms, true);
     check('host-call round trip ms', main.roundTripMs, targets.roundTripMs, true);
+    lines.push(...againstInProcess(main));
     lines.push('', '## worker-thread (TS strip each run) against each anchor', '');
     for (const anchor of rows.filter((row) => row.substrate.startsWith('anchor:'))) {
       if (anchor.p50Ms === undefined) {
@@ -59,4 +73,31 @@ export function formatReport(rows: readonly BenchRow[], machine: string, when: D
     }
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** The main worker-thread row of this run against {@link inProcessFigures}, with the targets beside. */
+function againstInProcess(row: BenchRow): string[] {
+  const figures: [string, number | undefined, number, number, boolean][] = [
+    ['p50 ms (TS strip each run)', row.p50Ms, inProcessFigures.p50Ms, targets.p50Ms, true],
+    ['runs/s at c=8', row.runsPerSecond?.c8, inProcessFigures.runsPerSecondC8, targets.runsPerSecondC8, false],
+    ['kill p95 ms', row.killP95Ms, inProcessFigures.killP95Ms, targets.killP95Ms, true],
+  ];
+  const against = (now: number | undefined, target: number, lowerIsBetter: boolean) => {
+    const bound = `${lowerIsBetter ? '≤' : '≥'} ${target}`;
+    if (now === undefined) return bound;
+    return `${bound}: ${(lowerIsBetter ? now <= target : now >= target) ? 'met' : 'MISSED'}`;
+  };
+  return [
+    '',
+    `## worker-thread against its in-process figures (${inProcessFigures.measuredOn}, quiet machine)`,
+    '',
+    `This run's \`${row.substrate}\` row against the figures measured with the workers inside the host's process. Ratio: this run ÷ then (above 1 is more time, or more runs/s).`,
+    '',
+    `| figure | this run | in-process ${inProcessFigures.measuredOn} | ratio | target |`,
+    '|---|---|---|---|---|',
+    ...figures.map(
+      ([label, now, then, target, lowerIsBetter]) =>
+        `| ${label} | ${fixed(now)} | ${fixed(then)} | ${now === undefined ? '–' : `${(now / then).toFixed(2)}×`} | ${against(now, target, lowerIsBetter)} |`,
+    ),
+  ];
 }

@@ -1,7 +1,8 @@
 import { execFileSync, spawn } from 'node:child_process';
 import type { Duplex } from 'node:stream';
 import { type BenchSuite, checkOutput, pause, percentile, sequentialLatency, throughputs } from './bench-harness.js';
-import { goneAt, proportionalMb, pythonBenchProgram } from './python-zygote.js';
+import { proportionalMb } from './process-probe.js';
+import { goneAt, pythonBenchProgram } from './python-zygote.js';
 
 // Anchor: a fresh `python3 -I -S` per run, the program sent on fd 3, host calls and the result as
 // JSON lines on fd 3, logs on stdout. No containment: only what a spawn per run costs.

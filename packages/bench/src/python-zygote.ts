@@ -12,6 +12,7 @@ import {
   sequentialLatency,
   throughputs,
 } from './bench-harness.js';
+import { proportionalMb } from './process-probe.js';
 
 /** The bench program in Python: one host call, one log line, a value. */
 export const pythonBenchProgram = 'r = await tools.echo({"x": 1})\nprint(r["x"])\nreturn r["x"] + 1';
@@ -143,16 +144,6 @@ async function killLatency(scale: number): Promise<{ killP50Ms: number; killP95M
   }
   await runtime.dispose();
   return { killP50Ms: percentile(samples, 50), killP95Ms: percentile(samples, 95) };
-}
-
-/** Proportional set size of a process in MiB: its share of pages shared with the zygote and siblings. */
-export function proportionalMb(pid: number): number {
-  try {
-    const match = /^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
-    return match === null ? 0 : Number(match[1]) / 1024;
-  } catch {
-    return 0;
-  }
 }
 
 async function livingMemory(): Promise<number> {

@@ -6,7 +6,7 @@ import type { CodeRunResult, CodeRuntime } from '@sluice/code-runtime';
 import { createPythonCodeRuntime } from '@sluice/code-runtime-python';
 import { createWorkerThreadCodeRuntime } from '@sluice/code-runtime-worker-thread';
 import { commandOptions } from './bench-harness.js';
-import { type SoakSample, sampleHost, trends } from './soak-probe.js';
+import { type SoakSample, sampleHost, trends } from './process-probe.js';
 import { type SoakShape, selectShapes } from './soak-shapes.js';
 
 const options = commandOptions(process.argv.slice(2));

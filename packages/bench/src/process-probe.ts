@@ -1,3 +1,4 @@
+// Samples the host process and the processes below it through /proc (Linux): for the soak and the memory figures.
 import { readdirSync, readFileSync } from 'node:fs';
 
 /** What the host process holds at one moment. */
@@ -31,8 +32,8 @@ function parentOf(pid: string): number | undefined {
   }
 }
 
-/** Processes below `root` in the process tree, walked without recursion. */
-export function descendantCount(root: number): number {
+/** Processes below `root` in the process tree (zombies included), walked without recursion. */
+export function descendants(root: number): number[] {
   const childrenOf = new Map<number, number[]>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -42,15 +43,25 @@ export function descendantCount(root: number): number {
     siblings.push(Number(entry));
     childrenOf.set(parent, siblings);
   }
-  let total = 0;
+  const found: number[] = [];
   const stack = [root];
   while (stack.length > 0) {
     for (const child of childrenOf.get(stack.pop()!) ?? []) {
-      total += 1;
+      found.push(child);
       stack.push(child);
     }
   }
-  return total;
+  return found;
+}
+
+/** Proportional set size of a process in MiB: its share of pages shared with the zygote and siblings. */
+export function proportionalMb(pid: number): number {
+  try {
+    const match = /^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
+    return match === null ? 0 : Number(match[1]) / 1024;
+  } catch {
+    return 0;
+  }
 }
 
 /** Samples this process: RSS, fds, threads and descendant processes. */
@@ -60,7 +71,7 @@ export function sampleHost(settled: number): SoakSample {
     rssMb: process.memoryUsage.rss() / (1024 * 1024),
     fds: count('/proc/self/fd'),
     threads: count('/proc/self/task'),
-    children: descendantCount(process.pid),
+    children: descendants(process.pid).length,
   };
 }
 

@@ -53,11 +53,16 @@ export { InvalidRequestError, type InvalidRequestErrorOptions } from './errors/i
 export { InvalidSettingsError, type InvalidSettingsErrorOptions } from './errors/invalid-settings-error.js';
 export { RuntimeDisposedError } from './errors/runtime-disposed-error.js';
 export { SluiceError, type SluiceErrorOptions } from './errors/sluice-error.js';
+export { foreignErrorMessage, foreignText } from './foreign-text.js';
 export type { JsonArray, JsonObject, JsonValue } from './json-value.js';
 export {
   describeJsonViolation,
   findJsonViolation,
   isLosslessJson,
+  type JsonMeasure,
   type JsonViolation,
+  jsonDepthLimit,
+  type MeasureJsonOptions,
+  measureJson,
 } from './lossless-json.js';
-export { truncateUtf8, utf8ByteLength } from './utf8.js';
+export { cutUtf8, truncateUtf8, utf8ByteLength } from './utf8.js';

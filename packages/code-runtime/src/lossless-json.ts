@@ -4,11 +4,163 @@ export interface JsonViolation {
   readonly path: string;
   /** What is wrong there, in a few words: `NaN`, `a cycle back to $.parent`, `a Date`. */
   readonly problem: string;
+  /** Set when the value is refused only for nesting deeper than this many levels (see {@link measureJson}). */
+  readonly depthLimit?: number;
 }
 
-type Frame = { readonly value: unknown; readonly path: string } | { readonly exit: object };
+/** What {@link measureJson} found: the byte size of the JSON a value produces, or where it stops being JSON. */
+export type JsonMeasure =
+  | { readonly ok: true; readonly bytes: number }
+  | { readonly ok: false; readonly violation: JsonViolation };
+
+/** Options of {@link measureJson}. */
+export interface MeasureJsonOptions {
+  /** Objects and arrays nested deeper than this are refused. Default: no limit. */
+  readonly depthLimit?: number;
+}
+
+/**
+ * How deep a value crossing the host boundary may nest (objects and arrays, the outermost counts as 1).
+ * The run controller refuses deeper host-call arguments, results and program values, so no decoder on
+ * either side ever needs a deeper stack.
+ */
+export const jsonDepthLimit = 512;
+
+interface Level {
+  readonly object: object;
+  readonly path: string;
+  /** Own keys in `JSON.stringify` order, or `undefined` for an array. */
+  readonly keys: readonly string[] | undefined;
+  readonly length: number;
+  next: number;
+  /** Bytes of this object's JSON counted so far. */
+  bytes: number;
+}
 
 const safeKey = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+const shownPathLength = 200;
+
+/**
+ * Walks `value` once, iteratively, and returns the exact number of UTF-8 bytes `JSON.stringify(value)`
+ * would produce, or the first place (in document order) where the value stops being lossless JSON:
+ * everything {@link findJsonViolation} refuses, an object nested deeper than `depthLimit`, and an
+ * object that throws when read (a Proxy with throwing traps). Never throws and never runs a getter; a
+ * value shared by several branches is walked once and counted at each place it appears.
+ */
+export function measureJson(value: unknown, options: MeasureJsonOptions = {}): JsonMeasure {
+  const depthLimit = options.depthLimit ?? Number.POSITIVE_INFINITY;
+  const ancestors = new Map<object, string>();
+  // Objects already measured in full are not walked again, so a value that shares one object along
+  // many paths (`v = [v, v]`, repeated) costs time linear in its distinct objects, not exponential.
+  const sizes = new Map<object, number>();
+  const levels: Level[] = [];
+  let rootBytes = 0;
+  let current: unknown = value;
+  let path = '$';
+  for (;;) {
+    // Visit `current` at `path`: a primitive is counted, an object becomes a new level.
+    const problem = primitiveProblem(current);
+    if (problem !== undefined) return refuse(path, problem);
+    let bytes: number | undefined;
+    if (typeof current !== 'object' || current === null) bytes = primitiveBytes(current);
+    else bytes = sizes.get(current);
+    if (bytes === undefined) {
+      const object = current as object;
+      const cycleTarget = ancestors.get(object);
+      if (cycleTarget !== undefined) return refuse(path, `a cycle back to ${cycleTarget}`);
+      if (levels.length >= depthLimit) {
+        return {
+          ok: false,
+          violation: { path: shortPath(path), problem: `nested deeper than ${depthLimit} levels`, depthLimit },
+        };
+      }
+      let level: Level | JsonViolation;
+      try {
+        level = openLevel(object, path);
+      } catch {
+        level = { path, problem: 'an object that throws when it is read (a Proxy or another exotic object)' };
+      }
+      if (!('object' in level)) return { ok: false, violation: level };
+      ancestors.set(object, path);
+      levels.push(level);
+    } else if (levels.length === 0) rootBytes = bytes;
+    else levels[levels.length - 1]!.bytes += bytes;
+
+    // Find the next value to visit: the next child of the innermost open level, closing finished levels.
+    let found = false;
+    while (levels.length > 0 && !found) {
+      const level = levels[levels.length - 1]!;
+      if (level.next >= level.length) {
+        levels.pop();
+        ancestors.delete(level.object);
+        sizes.set(level.object, level.bytes);
+        if (levels.length === 0) rootBytes = level.bytes;
+        else levels[levels.length - 1]!.bytes += level.bytes;
+        continue;
+      }
+      const index = level.next;
+      level.next += 1;
+      const key = level.keys === undefined ? index : level.keys[index]!;
+      let descriptor: PropertyDescriptor | undefined;
+      try {
+        descriptor = Object.getOwnPropertyDescriptor(level.object, key);
+      } catch {
+        return refuse(level.path, 'an object that throws when it is read (a Proxy or another exotic object)');
+      }
+      path = typeof key === 'number' ? `${level.path}[${key}]` : keyPath(level.path, key);
+      if (descriptor === undefined) {
+        if (typeof key === 'number') return refuse(path, 'a hole in a sparse array');
+        // A key that vanished between listing and reading: only an exotic object does that.
+        return refuse(path, 'a property that disappeared while it was read');
+      }
+      if (!('value' in descriptor)) return refuse(path, 'an accessor property (getter or setter)');
+      if (typeof key === 'string') level.bytes += jsonStringBytes(key) + 1;
+      if (index > 0) level.bytes += 1;
+      current = descriptor.value;
+      found = true;
+    }
+    if (!found) return { ok: true, bytes: rootBytes };
+  }
+}
+
+function refuse(path: string, problem: string): JsonMeasure {
+  return { ok: false, violation: { path, problem } };
+}
+
+/** Checks an object's shape and lists what `JSON.stringify` would write of it. May throw (a Proxy). */
+function openLevel(object: object, path: string): Level | JsonViolation {
+  const objectProblem = exoticProblem(object);
+  if (objectProblem !== undefined) return { path, problem: objectProblem };
+  if (Array.isArray(object)) {
+    // JSON.stringify writes only the indices, so any other own key would be silently lost.
+    if (Object.getOwnPropertySymbols(object).length > 0) return { path, problem: 'an array with symbol keys' };
+    const length = object.length;
+    // Index keys come first in own-key order, so the last key tells whether any other key exists.
+    const keys = Object.keys(object);
+    const last = keys[keys.length - 1];
+    if (last !== undefined && !isIndexBelow(last, length)) {
+      const extra = keys.find((key) => !isIndexBelow(key, length))!;
+      // A hole before the extra key is reported first, as a walk in document order meets it first.
+      const hole = keys.length - 1 < length ? firstHole(object, length) : undefined;
+      if (hole === undefined) return { path: keyPath(path, extra), problem: 'a non-index property on an array' };
+    }
+    return { object, path, keys: undefined, length, next: 0, bytes: 2 };
+  }
+  if (Object.getOwnPropertySymbols(object).length > 0) return { path, problem: 'an object with symbol keys' };
+  const keys = Object.keys(object);
+  return { object, path, keys, length: keys.length, next: 0, bytes: 2 };
+}
+
+function firstHole(array: readonly unknown[], length: number): number | undefined {
+  for (let index = 0; index < length; index += 1) if (!Object.hasOwn(array, index)) return index;
+  return undefined;
+}
+
+function shortPath(path: string): string {
+  return path.length <= shownPathLength
+    ? path
+    : `${path.slice(0, shownPathLength / 2)}…${path.slice(-shownPathLength / 2)}`;
+}
 
 /**
  * The first place where `value` would not survive `JSON.stringify` then `JSON.parse` unchanged, or
@@ -20,61 +172,38 @@ const safeKey = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
  * fine and is walked once. Iterative, so deep input cannot overflow the stack.
  */
 export function findJsonViolation(value: unknown): JsonViolation | undefined {
-  const stack: Frame[] = [{ value, path: '$' }];
-  const ancestors = new Map<object, string>();
-  // Objects already checked in full are not walked again, so a value that shares one object along
-  // many paths (`v = [v, v]`, repeated) costs time linear in its distinct objects, not exponential.
-  const checked = new Set<object>();
-  while (stack.length > 0) {
-    const frame = stack.pop()!;
-    if ('exit' in frame) {
-      ancestors.delete(frame.exit);
-      checked.add(frame.exit);
-      continue;
-    }
-    const { value: current, path } = frame;
-    const problem = primitiveProblem(current);
-    if (problem !== undefined) return { path, problem };
-    if (typeof current !== 'object' || current === null || checked.has(current)) continue;
+  const measure = measureJson(value);
+  return measure.ok ? undefined : measure.violation;
+}
 
-    const cycleTarget = ancestors.get(current);
-    if (cycleTarget !== undefined) return { path, problem: `a cycle back to ${cycleTarget}` };
-    const objectProblem = exoticProblem(current);
-    if (objectProblem !== undefined) return { path, problem: objectProblem };
+/** The bytes of a primitive's JSON text. */
+function primitiveBytes(value: unknown): number {
+  if (typeof value === 'string') return jsonStringBytes(value);
+  if (typeof value === 'number') return String(value).length;
+  if (value === true) return 4;
+  if (value === false) return 5;
+  return 4; // null
+}
 
-    ancestors.set(current, path);
-    stack.push({ exit: current });
-    const children: Frame[] = [];
-    if (Array.isArray(current)) {
-      for (let index = 0; index < current.length; index += 1) {
-        const descriptor = Object.getOwnPropertyDescriptor(current, index);
-        const childPath = `${path}[${index}]`;
-        if (descriptor === undefined) return { path: childPath, problem: 'a hole in a sparse array' };
-        if (!('value' in descriptor)) return { path: childPath, problem: 'an accessor property (getter or setter)' };
-        children.push({ value: descriptor.value, path: childPath });
-      }
-      // JSON.stringify writes only the indices, so any other own key would be silently lost.
-      if (Object.getOwnPropertySymbols(current).length > 0) return { path, problem: 'an array with symbol keys' };
-      // Index keys come first in own-key order, so the last key tells whether any other key exists.
-      const keys = Object.keys(current);
-      const last = keys[keys.length - 1];
-      if (last !== undefined && !isIndexBelow(last, current.length)) {
-        const extra = keys.find((key) => !isIndexBelow(key, current.length))!;
-        return { path: keyPath(path, extra), problem: 'a non-index property on an array' };
-      }
-    } else {
-      if (Object.getOwnPropertySymbols(current).length > 0) return { path, problem: 'an object with symbol keys' };
-      for (const key of Object.keys(current)) {
-        const descriptor = Object.getOwnPropertyDescriptor(current, key)!;
-        const childPath = keyPath(path, key);
-        if (!('value' in descriptor)) return { path: childPath, problem: 'an accessor property (getter or setter)' };
-        children.push({ value: descriptor.value, path: childPath });
-      }
-    }
-    // Push in reverse so the first violation found is the first in document order.
-    for (let index = children.length - 1; index >= 0; index -= 1) stack.push(children[index]!);
+/** The UTF-8 bytes of `text` as a JSON string literal, quotes and escapes included, as `JSON.stringify` writes it. */
+function jsonStringBytes(text: string): number {
+  let bytes = 2;
+  for (let index = 0; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    if (code < 0x20) bytes += code === 0x08 || code === 0x09 || code === 0x0a || code === 0x0c || code === 0x0d ? 2 : 6;
+    else if (code === 0x22 || code === 0x5c) bytes += 2;
+    else if (code < 0x80) bytes += 1;
+    else if (code < 0x800) bytes += 2;
+    else if (code >= 0xd800 && code <= 0xdbff) {
+      const next = text.charCodeAt(index + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        bytes += 4;
+        index += 1;
+      } else bytes += 6; // A lone surrogate is written as a \uXXXX escape.
+    } else if (code >= 0xdc00 && code <= 0xdfff) bytes += 6;
+    else bytes += 3;
   }
-  return undefined;
+  return bytes;
 }
 
 function keyPath(path: string, key: string): string {
@@ -123,7 +252,11 @@ export function isLosslessJson(value: unknown): boolean {
   return findJsonViolation(value) === undefined;
 }
 
-/** A sentence describing `violation`, for error messages a model will read. */
+/** A sentence describing `violation`, for error messages a model will read. A path longer than 200 characters is shortened in the middle. */
 export function describeJsonViolation(violation: JsonViolation): string {
-  return `${violation.path} is ${violation.problem}, which JSON cannot carry`;
+  const path = shortPath(violation.path);
+  if (violation.depthLimit !== undefined) {
+    return `${path} is nested deeper than ${violation.depthLimit} levels, the most a value crossing the host boundary may have`;
+  }
+  return `${path} is ${violation.problem}, which JSON cannot carry`;
 }

@@ -30,6 +30,12 @@ describe('maxBindingNameLength', () => {
   });
 });
 
+describe('jsonDepthLimit', () => {
+  it('is 512', () => {
+    expect(api.jsonDepthLimit).toBe(512);
+  });
+});
+
 describe('index exports', () => {
   it('names exactly these runtime values', () => {
     expect(Object.keys(api).sort()).toEqual([
@@ -39,13 +45,18 @@ describe('index exports', () => {
       'SluiceError',
       'awaitResult',
       'bindingNameProblem',
+      'cutUtf8',
       'describeJsonViolation',
       'failureKinds',
       'findJsonViolation',
+      'foreignErrorMessage',
+      'foreignText',
       'isLosslessJson',
       'isValidBindingName',
       'javascriptReservedWords',
+      'jsonDepthLimit',
       'maxBindingNameLength',
+      'measureJson',
       'normalizeBindings',
       'pythonReservedWords',
       'specificationVersion',

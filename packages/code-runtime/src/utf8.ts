@@ -37,3 +37,21 @@ export function truncateUtf8(text: string, maxBytes: number): string {
   }
   return text;
 }
+
+/**
+ * `text` cut to at most `maxBytes` UTF-8 bytes, marker included: when it does not fit, the longest
+ * prefix that leaves room for ` … [cut: N characters in all]` is kept, never splitting a surrogate
+ * pair, and the marker is appended so the cut is visible. Text that fits is returned unchanged.
+ * Costs time in `maxBytes`, not in the length of `text`. Never throws: a `maxBytes` that is not a
+ * non-negative number is read as 0.
+ */
+export function cutUtf8(text: string, maxBytes: number): string {
+  const budget = Number.isNaN(maxBytes) ? 0 : Math.max(maxBytes, 0);
+  if (text.length <= budget / 3) return text; // Every UTF-16 unit is at most 3 bytes.
+  const fits = truncateUtf8(text, budget);
+  if (fits.length === text.length) return text;
+  const marker = ` … [cut: ${text.length} characters in all]`;
+  const markerBytes = utf8ByteLength(marker);
+  if (markerBytes > budget) return truncateUtf8(marker.trimStart(), budget);
+  return truncateUtf8(fits, budget - markerBytes) + marker;
+}

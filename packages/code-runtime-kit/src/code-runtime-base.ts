@@ -4,6 +4,7 @@ import {
   type CodeRunResult,
   type CodeRuntime,
   type CodeRuntimeLanguage,
+  foreignText,
   InvalidRequestError,
   normalizeBindings,
   RuntimeDisposedError,
@@ -71,7 +72,8 @@ export abstract class CodeRuntimeBase implements CodeRuntime {
       return run.run;
     }
     this.#active.add(run);
-    void run.result.then(() => this.#active.delete(run));
+    const forget = () => this.#active.delete(run);
+    run.result.then(forget, forget);
     try {
       this.launch(run, program);
     } catch (error) {
@@ -79,7 +81,7 @@ export abstract class CodeRuntimeBase implements CodeRuntime {
         ok: false,
         failure: {
           kind: 'substrate-exit',
-          message: `The ${this.id} runtime could not start the program: ${error instanceof Error ? error.message : String(error)}`,
+          message: `The ${this.id} runtime could not start the program: ${foreignText(error, this.limits.hostCallBytes)}`,
         },
       });
     }

@@ -1,4 +1,5 @@
 export { CodeRuntimeBase } from './code-runtime-base.js';
+export { FifoQueue } from './fifo-queue.js';
 export { JsonLineReader } from './json-lines.js';
 export { LogBuffer, logTruncationNotice } from './log-buffer.js';
 export {

@@ -5,14 +5,18 @@ import {
   type CodeRunEvent,
   type CodeRunFailure,
   type CodeRunResult,
+  cutUtf8,
   describeJsonViolation,
-  findJsonViolation,
+  foreignErrorMessage,
+  foreignText,
   type HostCallRecord,
+  type JsonMeasure,
   type JsonValue,
-  type JsonViolation,
+  jsonDepthLimit,
   type LogLevel,
-  utf8ByteLength,
+  measureJson,
 } from '@sluice/code-runtime';
+import { FifoQueue } from './fifo-queue.js';
 import { LogBuffer } from './log-buffer.js';
 import type { RunLimits } from './run-limits.js';
 
@@ -63,7 +67,7 @@ export class RunController {
   readonly #abort = new AbortController();
   readonly #logs: LogBuffer;
   readonly #calls: PendingCall[] = [];
-  readonly #waiting: Array<() => void> = [];
+  readonly #waiting = new FifoQueue<() => void>();
   readonly #beforeFinish: Array<() => void> = [];
   readonly #startedAt = performance.now();
   readonly #wallTimer: ReturnType<typeof setTimeout>;
@@ -139,14 +143,14 @@ export class RunController {
       done: false,
     };
     this.#calls.push(call);
-    const violation = findJsonViolation(input);
-    const shownInput = violation === undefined ? (input as JsonValue) : null;
+    const measure = measureJson(input, { depthLimit: jsonDepthLimit });
+    const shownInput = measure.ok ? (input as JsonValue) : null;
     this.#emit({ type: 'host-call-start', runId: this.id, callId, namespace, name, input: shownInput });
     // A listener may have ended the run from that event: the call is already recorded as ended, and must not run.
     if (this.ended) return undefined;
 
     const entry = this.options.bindings.get(`${namespace}.${name}`);
-    const refusal = this.#refusal(namespace, name, entry, input, violation);
+    const refusal = this.#refusal(namespace, name, entry, measure);
     if (refusal !== undefined) return this.#end(call, { ok: false, error: refusal });
     if (!(await this.#acquireSlot())) return undefined;
     try {
@@ -159,7 +163,7 @@ export class RunController {
       return this.#end(call, this.#checkResult(namespace, name, value));
     } catch (error) {
       if (this.ended) return undefined;
-      return this.#end(call, { ok: false, error: errorMessage(error) });
+      return this.#end(call, { ok: false, error: foreignText(error, this.options.limits.hostCallBytes) });
     } finally {
       this.#releaseSlot();
     }
@@ -208,7 +212,7 @@ export class RunController {
     const wallMs = this.elapsedMs;
     // Abort before resolving: host functions and the provider learn of the end before the caller does.
     this.#abort.abort(settled.ok ? 'finished' : settled.failure.kind);
-    for (const wake of this.#waiting.splice(0)) wake();
+    for (const wake of this.#waiting.drain()) wake();
     const base = {
       runId: this.id,
       logs: this.#logs.entries,
@@ -229,12 +233,12 @@ export class RunController {
   }
 
   #checkValue(value: unknown): { outcome: RunOutcome; bytes: number } {
-    const violation = findJsonViolation(value);
-    if (violation !== undefined) {
-      const message = `The program returned a value that is not JSON: ${describeJsonViolation(violation)}. Return plain objects, arrays, strings, finite numbers, booleans and null.`;
+    const measure = measureJson(value, { depthLimit: jsonDepthLimit });
+    if (!measure.ok) {
+      const message = `The program returned a value that is not JSON: ${describeJsonViolation(measure.violation)}. Return plain objects, arrays, strings, finite numbers, booleans and null.`;
       return { outcome: { ok: false, failure: { kind: 'invalid-output', message } }, bytes: 0 };
     }
-    const bytes = utf8ByteLength(JSON.stringify(value));
+    const { bytes } = measure;
     const limitBytes = this.options.limits.valueBytes;
     if (bytes > limitBytes) {
       const message = `The returned value is ${bytes} bytes of JSON; the limit is ${limitBytes} bytes. Return less: filter, summarise or page the data.`;
@@ -248,19 +252,13 @@ export class RunController {
     return `${namespace}.${name} is not available to this program. Available: ${available.length > 0 ? available.join(', ') : '(none)'}.`;
   }
 
-  #refusal(
-    namespace: string,
-    name: string,
-    entry: BindingEntry | undefined,
-    input: unknown,
-    violation: JsonViolation | undefined,
-  ): string | undefined {
+  #refusal(namespace: string, name: string, entry: BindingEntry | undefined, measure: JsonMeasure): string | undefined {
     if (this.#callCount > this.options.limits.hostCalls) {
       return `The host-call budget of ${this.options.limits.hostCalls} calls per run is used up; this call was refused. Make fewer calls, or batch them.`;
     }
     if (entry === undefined) return this.#notGranted(namespace, name);
-    if (violation !== undefined) return `The call's argument is not JSON: ${describeJsonViolation(violation)}.`;
-    const bytes = utf8ByteLength(JSON.stringify(input));
+    if (!measure.ok) return `The call's argument is not JSON: ${describeJsonViolation(measure.violation)}.`;
+    const { bytes } = measure;
     if (bytes > this.options.limits.hostCallBytes) {
       return `The call's argument is ${bytes} bytes of JSON; the limit is ${this.options.limits.hostCallBytes} bytes per call.`;
     }
@@ -269,14 +267,14 @@ export class RunController {
 
   #checkResult(namespace: string, name: string, value: unknown): HostReply {
     const result = value === undefined ? null : value;
-    const violation = findJsonViolation(result);
-    if (violation !== undefined) {
+    const measure = measureJson(result, { depthLimit: jsonDepthLimit });
+    if (!measure.ok) {
       return {
         ok: false,
-        error: `${namespace}.${name} returned a value that is not JSON: ${describeJsonViolation(violation)}.`,
+        error: `${namespace}.${name} returned a value that is not JSON: ${describeJsonViolation(measure.violation)}.`,
       };
     }
-    const bytes = utf8ByteLength(JSON.stringify(result));
+    const { bytes } = measure;
     if (bytes > this.options.limits.hostCallBytes) {
       return {
         ok: false,
@@ -328,19 +326,14 @@ export class RunController {
   }
 }
 
-/** A readable reason from whatever an `AbortSignal` was aborted with. */
-export function abortReasonText(reason: unknown): string {
-  if (typeof reason === 'string' && reason !== '') return reason;
-  if (reason instanceof Error && reason.message !== '') return reason.message;
-  return 'the request signal was aborted';
-}
+const reasonBytes = 1024;
 
-function errorMessage(error: unknown): string {
-  if (error instanceof Error) return error.message || error.name;
-  if (typeof error === 'string') return error;
-  try {
-    return JSON.stringify(error) ?? String(error);
-  } catch {
-    return String(error);
-  }
+/**
+ * A readable reason from whatever an `AbortSignal` was aborted with, at most 1 KiB of UTF-8. Never
+ * throws: the reason is foreign, and is read through `foreignText`.
+ */
+export function abortReasonText(reason: unknown): string {
+  if (typeof reason === 'string' && reason !== '') return cutUtf8(reason, reasonBytes);
+  const message = foreignErrorMessage(reason);
+  return message === undefined ? 'the request signal was aborted' : cutUtf8(message, reasonBytes);
 }

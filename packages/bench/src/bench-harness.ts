@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import type { CodeRuntime, HostFunction } from '@sluice/code-runtime';
 /** One substrate's measurements. A field a substrate cannot offer is absent and shown as `–`. */
 export interface BenchRow {
@@ -116,4 +117,17 @@ export function commandOptions(argv: readonly string[]): Record<string, string> 
       return [key, value ?? 'true'];
     }),
   );
+}
+
+/** The commit measured, and whether the working tree differed from it (its builds are what ran). */
+export function codeVersion(): string {
+  try {
+    const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+    const changed = execFileSync('git', ['status', '--porcelain', '--untracked-files=no', '--', '../..'], {
+      encoding: 'utf8',
+    });
+    return changed.trim() === '' ? `commit ${commit}` : `commit ${commit} with uncommitted changes`;
+  } catch {
+    return 'commit unknown';
+  }
 }

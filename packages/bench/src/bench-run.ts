@@ -5,7 +5,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { ensureAnchors } from './bench-anchors.js';
-import { type BenchRow, commandOptions } from './bench-harness.js';
+import { type BenchRow, codeVersion, commandOptions } from './bench-harness.js';
 import { formatReport } from './bench-report.js';
 import { benchSuites } from './bench-suites.js';
 
@@ -41,7 +41,7 @@ for (const modulePath of benchSuites) {
 
 const machine = `Node ${process.version}, ${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown CPU'}), load average ${loadavg()
   .map((value) => value.toFixed(2))
-  .join(' ')} at the end, scale ${scale}`;
+  .join(' ')} at the end, scale ${scale}, ${codeVersion()}`;
 const report = formatReport(rows, machine, new Date());
 console.log(`\n${report}`);
 const resultsDir = join(packageDir, 'results');

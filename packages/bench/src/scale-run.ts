@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { CodeRuntime } from '@sluice/code-runtime';
 import { createPythonCodeRuntime } from '@sluice/code-runtime-python';
 import { createWorkerThreadCodeRuntime } from '@sluice/code-runtime-worker-thread';
-import { commandOptions, percentile } from './bench-harness.js';
+import { codeVersion, commandOptions, percentile } from './bench-harness.js';
 import {
   type ScaleDimension,
   type ScaleProvider,
@@ -150,7 +150,7 @@ function report(): string {
     '',
     `Node ${process.version}, ${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown CPU'}), load average ${loadavg()
       .map((value) => value.toFixed(2))
-      .join(' ')} at the end; budget ${budgetMs / 1000} s a run.`,
+      .join(' ')} at the end; ${codeVersion()}; budget ${budgetMs / 1000} s a run.`,
     '',
     'One run per size (the median of up to 5 for quick ones). wall: caller-seen ms. host busy: ms the host’s main thread was busy during the run (event-loop utilisation), the host-side cost. Growth: the time against the previous, 10× smaller size — about 10× is linear, about 100× quadratic; at small sizes the fixed cost of a run dominates and growth stays near 1×. Fan-out keeps `concurrentHostCalls` at its default of 16, so the calls queue in the run controller.',
     '',

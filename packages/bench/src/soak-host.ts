@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { CodeRunResult, CodeRuntime } from '@sluice/code-runtime';
 import { createPythonCodeRuntime } from '@sluice/code-runtime-python';
 import { createWorkerThreadCodeRuntime } from '@sluice/code-runtime-worker-thread';
-import { commandOptions } from './bench-harness.js';
+import { codeVersion, commandOptions } from './bench-harness.js';
 import { type SoakSample, sampleHost, trends } from './process-probe.js';
 import { type SoakShape, selectShapes } from './soak-shapes.js';
 
@@ -153,7 +153,7 @@ const perProvider = (provider: SoakShape['provider']) => planned.filter((shape) 
 const lines = [
   `# Sluice soak, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`,
   '',
-  `${total} runs (${perProvider('worker-thread')} worker-thread, ${perProvider('python')} python), shapes \`${selector}\`, ${concurrency} at once, ${seconds.toFixed(1)} s; sampled every ${sampleEvery} runs (${samples.length} samples); wall clock ${wallTimeMs} ms (waiting for a substrate included), CPU budget 1 s.`,
+  `${total} runs (${perProvider('worker-thread')} worker-thread, ${perProvider('python')} python), shapes \`${selector}\`, ${concurrency} at once, ${seconds.toFixed(1)} s; sampled every ${sampleEvery} runs (${samples.length} samples); wall clock ${wallTimeMs} ms (waiting for a substrate included), CPU budget 1 s; ${codeVersion()}.`,
   '',
   '| shape | provider | runs | outcomes |',
   '|---|---|---|---|',

@@ -13,22 +13,20 @@ export type HostToWorker =
 
 /** What a worker sends the host. Everything in `entries` comes from the program's context and is untrusted. */
 export type WorkerToHost =
-  | { readonly type: 'ready'; readonly thread: number | undefined }
+  | { readonly type: 'ready' }
   | { readonly type: 'turn'; readonly seq: number; readonly entries: string; readonly logEnd: number }
   | { readonly type: 'external-memory'; readonly seq: number; readonly bytes: number }
   | { readonly type: 'broken'; readonly seq: number; readonly reason: string };
 
 /** The worker's start-up data. */
 export interface WorkerBoot {
-  /** Shared with the host: an Int32 header (the write position) and then UTF-16 log entries. */
+  /** Shared with the worker process's main thread: an Int32 header (the write position, the run's seq) and then UTF-16 log entries. */
   readonly logBuffer: SharedArrayBuffer;
   /** JSON for the prelude's `init`. */
   readonly preludeConfig: string;
   readonly preludeSource: string;
   /** Bytes of external memory (beyond the worker's own baseline) at which a sample ends the run. */
   readonly memoryBytes: number;
-  /** Nice value for the worker thread where the OS allows per-thread priorities (Linux). */
-  readonly niceness: number;
 }
 
 /**
@@ -48,24 +46,7 @@ export function workerMain(require: (id: string) => unknown, harden: () => void)
   const port = threads.parentPort!;
   const boot = threads.workerData as WorkerBoot;
   const processObject = require('node:process') as NodeJS.Process;
-  const thread = lowerThreadPriority();
   harden();
-
-  // On Linux a thread has its own nice value: running programs a little below the host thread
-  // keeps the host's timers (deadlines, kills) on time when the cores are saturated.
-  function lowerThreadPriority(): number | undefined {
-    try {
-      const fs = require('node:fs') as typeof import('node:fs');
-      const os = require('node:os') as typeof import('node:os');
-      const thread = Number(fs.readlinkSync('/proc/thread-self').split('/').pop());
-      if (!Number.isSafeInteger(thread) || thread <= 0) return undefined;
-      os.setPriority(thread, boot.niceness);
-      return thread;
-    } catch {
-      // Not Linux, or not permitted: the worker keeps the host's priority.
-      return undefined;
-    }
-  }
 
   const header = new Int32Array(boot.logBuffer, 0, 4);
   const preludeScript = new vm.Script(boot.preludeSource, { filename: 'sluice-prelude.js' });
@@ -219,7 +200,9 @@ export function workerMain(require: (id: string) => unknown, harden: () => void)
   port.on('message', (message: HostToWorker) => {
     if (message.type === 'run') {
       if (current !== undefined || broken) return;
+      // End first, then the run's seq: a reader that sees this seq sees this run's end.
       Atomics.store(header, 0, 0);
+      Atomics.store(header, 1, message.seq);
       start(message.seq, message.code, message.bindings);
     } else if (message.type === 'reply') {
       const run = current;
@@ -230,5 +213,5 @@ export function workerMain(require: (id: string) => unknown, harden: () => void)
   prepared = prepare();
   // What the worker holds outside its heap before any program (the shared log buffer among it).
   const externalBaseline = v8.getHeapStatistics().external_memory;
-  send({ type: 'ready', thread });
+  send({ type: 'ready' });
 }

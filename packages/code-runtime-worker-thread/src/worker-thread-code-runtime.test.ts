@@ -14,7 +14,8 @@ describe('createWorkerThreadCodeRuntime', () => {
     expect(runtime.language).toBe('typescript');
     expect(runtime.specificationVersion).toBe('code-runtime-v1');
     expect(runtime.isolation).toContain('fresh V8 context');
-    expect(runtime.isolation).toContain('not an OS boundary');
+    expect(runtime.isolation).toContain('supervised child process');
+    expect(runtime.isolation).toContain("shares the host's kernel");
     expect(runtime.isolation).toContain('128 MiB');
   });
 

@@ -1,5 +1,11 @@
 import type { CodeRuntimeLanguage } from '@sluice/code-runtime';
 import { CodeRuntimeBase, type RunController } from '@sluice/code-runtime-kit';
+import {
+  addressSpaceBytes,
+  missingLayers,
+  probeContainment,
+  type WorkerProcessContainment,
+} from './worker-process-spawn.js';
 import { ProgramCompiler } from './worker-thread-compile.js';
 import { WorkerPool } from './worker-thread-pool.js';
 import {
@@ -10,45 +16,92 @@ import {
 
 const mebibyte = 1024 * 1024;
 
-/** The `isolation` sentence for a set of settings: what the provider really applies, and what it does not. */
-export function describeWorkerThreadIsolation(settings: ResolvedWorkerThreadSettings): string {
-  const memory = `${Math.round((settings.memoryBytes / mebibyte) * 10) / 10} MiB`;
+function mib(bytes: number): string {
+  return `${Math.round((bytes / mebibyte) * 10) / 10} MiB`;
+}
+
+/**
+ * The `isolation` sentence for a set of settings and the OS layers this machine allowed: what the
+ * provider really applies, and what it does not.
+ */
+export function describeWorkerThreadIsolation(
+  settings: ResolvedWorkerThreadSettings,
+  containment: WorkerProcessContainment = probeContainment(),
+): string {
+  const memory = mib(settings.memoryBytes);
+  const layers = [
+    'an empty environment',
+    'a private working directory removed afterwards',
+    'no inherited file descriptors beyond its three pipes',
+  ];
+  if (containment.network) layers.push('its own network namespace with no interface up (no network)');
+  if (containment.rlimits) {
+    layers.push(
+      `rlimits (address space ${mib(addressSpaceBytes(settings.memoryBytes))}, 256 open files, no file writes, no core dumps)`,
+    );
+  }
+  if (containment.nice) layers.push('a lower priority (nice +5)');
+  if (containment.permissions) {
+    layers.push(
+      "Node's permission model (no file reads beyond its own script, no file writes, no child processes, no addons)",
+    );
+  }
+  const missing = missingLayers(containment);
   return (
-    'Each run gets a fresh V8 context in a pooled Node worker thread of the host process, whose only globals are ' +
-    'the standard built-ins, console, setTimeout/clearTimeout and the granted host functions (no require, import(), ' +
-    'process, fetch, Buffer, WebAssembly or SharedArrayBuffer; eval and new Function disabled); only JSON text ' +
-    'crosses between the program and the host, and host calls are checked on the host side. ' +
+    'Each run gets a fresh V8 context in the worker thread of a supervised child process that serves one run at a ' +
+    "time; the context's only globals are the standard built-ins, console, setTimeout/clearTimeout and the granted " +
+    'host functions (no require, import(), process, fetch, Buffer, WebAssembly or SharedArrayBuffer; eval and new ' +
+    'Function disabled), and only JSON text crosses between the program and the host, where host calls are checked. ' +
+    `The process has ${layers.join(', ')}. ` +
     `The worker's JavaScript heap is capped at ${memory} and ArrayBuffer/typed-array memory is metered against the ` +
-    `same ${memory} where a program allocates it; the ${settings.wallTimeMs} ms wall clock and ` +
-    `${settings.cpuTimeMs} ms busy-time budget are enforced by terminating the worker. ` +
-    'It is not an OS boundary: it shares the host process, so a V8 or Node bug, or native memory outside those ' +
-    'paths (for example Intl data), reaches the host, and timing side channels are not addressed.'
+    `same ${memory}; the ${settings.wallTimeMs} ms wall clock and ${settings.cpuTimeMs} ms busy-time budget are ` +
+    'enforced by terminating the worker, and a process that does not comply is killed. An engine crash or a heap ' +
+    'exhausted by one allocation ends only that process and its run. ' +
+    (missing.length > 0 ? `Not applied on this machine: ${missing.join(', ')}. ` : '') +
+    "It shares the host's kernel and user id, with no system-call filter: a kernel exploit or an engine exploit that " +
+    'reaches native code escapes the process, and timing side channels are not addressed.'
   );
 }
 
 /**
- * Runs TypeScript and JavaScript programs in pooled worker threads, each run in a fresh V8
- * context. Create it with {@link createWorkerThreadCodeRuntime}.
+ * Runs TypeScript and JavaScript programs in pooled worker processes, each run in a fresh V8
+ * context in the process's worker thread. Create it with {@link createWorkerThreadCodeRuntime}.
  */
 export class WorkerThreadCodeRuntime extends CodeRuntimeBase {
   readonly id = 'worker-thread';
   readonly language: CodeRuntimeLanguage = 'typescript';
-  readonly isolation: string;
   /** The settings in force, defaults filled in. */
   readonly settings: ResolvedWorkerThreadSettings;
   readonly #compiler = new ProgramCompiler();
   readonly #pool: WorkerPool;
+  #isolation: string | undefined;
+  #containment: WorkerProcessContainment | undefined;
 
-  constructor(settings: ResolvedWorkerThreadSettings) {
+  /**
+   * @param containment The OS layers to apply; by default what this machine allows (probed once, on
+   * first need). Tests pass fewer to see the runtime without them.
+   */
+  constructor(settings: ResolvedWorkerThreadSettings, containment?: WorkerProcessContainment) {
     super(settings);
     this.settings = settings;
-    this.isolation = describeWorkerThreadIsolation(settings);
-    this.#pool = new WorkerPool(settings);
+    this.#containment = containment;
+    this.#pool = new WorkerPool(settings, () => this.#layers());
+  }
+
+  /** What is really applied on this machine; found on first read (a few short probe commands), never throws. */
+  get isolation(): string {
+    this.#isolation ??= describeWorkerThreadIsolation(this.settings, this.#layers());
+    return this.#isolation;
+  }
+
+  #layers(): WorkerProcessContainment {
+    this.#containment ??= probeContainment();
+    return this.#containment;
   }
 
   /**
-   * Resolves once every worker retired so far (killed at a deadline, cancelled, out of memory) has
-   * really exited: a kill is complete, not just requested.
+   * Resolves once every worker stopped so far (killed at a deadline, cancelled, out of memory) and
+   * every worker process killed so far has really exited: a kill is complete, not just requested.
    */
   quiet(): Promise<void> {
     return this.#pool.quiet();
@@ -67,6 +120,19 @@ export class WorkerThreadCodeRuntime extends CodeRuntimeBase {
   }
 
   async #launch(run: RunController, source: string): Promise<void> {
+    if (this.settings.requireContainment) {
+      const missing = missingLayers(this.#layers());
+      if (missing.length > 0) {
+        run.finish({
+          ok: false,
+          failure: {
+            kind: 'substrate-exit',
+            message: `The requireContainment setting is on, and this machine cannot apply ${missing.join(', ')} to the worker processes; no program will run. Turn requireContainment off to run with the layers available.`,
+          },
+        });
+        return;
+      }
+    }
     const compiled = await this.#compiler.compile(source);
     if (run.ended) return;
     if (!compiled.ok) {

@@ -17,9 +17,8 @@ export type RunEnding =
   | { readonly kind: 'too-large' }
   | { readonly kind: 'error'; readonly thrown: ThrownDescription };
 
-/** Decodes a `call` entry (`["call", logAt, id, namespace, name, encoded]`), or says what is wrong with it. */
-export function parseCall(entry: readonly unknown[]): PendingCall | string {
-  const [, , callId, namespace, name, encoded] = entry;
+/** Decodes a host call the worker process relayed, or says what is wrong with it. */
+export function parseCall(callId: unknown, namespace: unknown, name: unknown, encoded: unknown): PendingCall | string {
   if (!Number.isSafeInteger(callId) || typeof namespace !== 'string' || typeof name !== 'string') {
     return 'a malformed host call';
   }
@@ -28,9 +27,8 @@ export function parseCall(entry: readonly unknown[]): PendingCall | string {
   return { callId: callId as number, namespace, name, input };
 }
 
-/** Decodes a `done` entry (`["done", logAt, kind, payload]`), or says what is wrong with it. */
-export function parseEnding(entry: readonly unknown[]): RunEnding | string {
-  const [, , kind, payload] = entry;
+/** Decodes how the program ended (the prelude's `done` entry: a kind and a payload), or says what is wrong with it. */
+export function parseEnding(kind: unknown, payload: unknown): RunEnding | string {
   if (kind === 'none') return { kind: 'none' };
   if (kind === 'value' && payload === 'L') return { kind: 'too-large' };
   if (kind === 'value' && typeof payload === 'string') {

@@ -26,20 +26,26 @@ export class LogReader {
   readonly #header: Int32Array;
   readonly #data: Uint16Array;
   #position = 0;
+  #seq = 0;
 
   constructor(buffer: SharedArrayBuffer) {
     this.#header = new Int32Array(buffer, 0, 4);
     this.#data = new Uint16Array(buffer, headerBytes);
   }
 
-  /** Starts a new run: the worker resets the header before the program runs. */
-  reset(): void {
+  /**
+   * Starts run `seq`. The worker resets the end and then stores `seq` in the header's second slot
+   * before the program runs; until that seq is there, the buffer still holds the previous run's
+   * lines and nothing is read.
+   */
+  reset(seq: number): void {
     this.#position = 0;
+    this.#seq = seq;
   }
 
-  /** The end the worker has published so far. */
+  /** The end the worker has published so far for the current run. */
   get published(): number {
-    return Atomics.load(this.#header, 0);
+    return Atomics.load(this.#header, 1) === this.#seq ? Atomics.load(this.#header, 0) : 0;
   }
 
   /**
@@ -51,6 +57,8 @@ export class LogReader {
     end: number = this.published,
     passMarker: (callId: number) => boolean = () => true,
   ): boolean {
+    // Seq before end: the worker stores them the other way round, so a matching seq means the end is this run's.
+    if (Atomics.load(this.#header, 1) !== this.#seq) return end === this.#position || end === 0;
     if (!Number.isSafeInteger(end) || end < this.#position || end > this.#data.length) return end === this.#position;
     const data = this.#data;
     while (this.#position < end) {

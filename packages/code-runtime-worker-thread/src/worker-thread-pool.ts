@@ -1,35 +1,39 @@
 import type { RunController } from '@sluice/code-runtime-kit';
+import { WorkerProcess } from './worker-process.js';
+import type { WorkerProcessContainment } from './worker-process-spawn.js';
 import type { ResolvedWorkerThreadSettings } from './worker-thread-settings.js';
-import { WorkerSlot } from './worker-thread-slot.js';
 
 interface Waiter {
   readonly run: RunController;
-  readonly resolve: (slot: WorkerSlot | undefined) => void;
+  readonly resolve: (slot: WorkerProcess | undefined) => void;
 }
 
 const maxBootFailures = 3;
 
 /**
- * Long-lived worker threads, `poolSize` of them, each serving one run at a time. A worker whose
- * run ended any way other than the program finishing by itself is terminated and replaced in the
- * background. Runs wait in arrival order for a free worker; a run that ends while waiting (wall
- * clock, cancellation) leaves the queue.
+ * Long-lived worker processes, `poolSize` of them, each serving one run at a time with its one
+ * worker thread. A process whose worker was replaced (after a run ended any way other than the
+ * program finishing by itself) comes back when it says it is ready; a process that died is
+ * replaced in the background. Runs wait in arrival order for a free process; a run that ends while
+ * waiting (wall clock, cancellation) leaves the queue.
  */
 export class WorkerPool {
   readonly #settings: ResolvedWorkerThreadSettings;
-  readonly #slots = new Set<WorkerSlot>();
-  readonly #idle: WorkerSlot[] = [];
+  readonly #containment: () => WorkerProcessContainment;
+  readonly #slots = new Set<WorkerProcess>();
+  readonly #idle: WorkerProcess[] = [];
   readonly #waiters: Waiter[] = [];
   readonly #exits = new Set<Promise<void>>();
   #bootFailures = 0;
   #closed = false;
 
-  constructor(settings: ResolvedWorkerThreadSettings) {
+  constructor(settings: ResolvedWorkerThreadSettings, containment: () => WorkerProcessContainment) {
     this.#settings = settings;
+    this.#containment = containment;
   }
 
   /** Resolves with an idle worker for `run`, or `undefined` if the run ended first (the run is then already finished). */
-  acquire(run: RunController): Promise<WorkerSlot | undefined> {
+  acquire(run: RunController): Promise<WorkerProcess | undefined> {
     const idle = this.#idle.shift();
     if (idle !== undefined) return Promise.resolve(idle);
     this.#bootFailures = 0;
@@ -50,12 +54,13 @@ export class WorkerPool {
   }
 
   /** Gives back a worker acquired for a run that ended before it could start. */
-  release(slot: WorkerSlot): void {
+  release(slot: WorkerProcess): void {
     this.#onFree(slot, slot.state === 'idle');
   }
 
-  /** Resolves once every worker terminated so far has exited. */
+  /** Resolves once every worker stopped so far, and every process killed so far, has exited. */
   async quiet(): Promise<void> {
+    await Promise.all([...this.#slots].map((slot) => slot.settled()));
     while (this.#exits.size > 0) await Promise.all([...this.#exits]);
   }
 
@@ -69,12 +74,16 @@ export class WorkerPool {
 
   #fill(): void {
     while (!this.#closed && this.#slots.size < this.#settings.poolSize && this.#bootFailures < maxBootFailures) {
-      const slot = new WorkerSlot(this.#settings, (free, reusable) => this.#onFree(free, reusable));
+      const slot = new WorkerProcess(
+        this.#settings,
+        (free, reusable) => this.#onFree(free, reusable),
+        this.#containment(),
+      );
       this.#slots.add(slot);
     }
   }
 
-  #onFree(slot: WorkerSlot, reusable: boolean): void {
+  #onFree(slot: WorkerProcess, reusable: boolean): void {
     if (!reusable || this.#closed) {
       if (!this.#slots.delete(slot)) return;
       const exit = slot.retire();
@@ -85,7 +94,7 @@ export class WorkerPool {
       if (this.#closed) return;
       if (slot.state === 'gone' && !slot.booted) this.#bootFailures += 1;
       if (this.#bootFailures >= maxBootFailures) {
-        this.#failWaiters();
+        this.#failWaiters(slot.problem);
         return;
       }
       // Refill once the old worker has exited: spawning takes the host thread and a core for
@@ -103,14 +112,13 @@ export class WorkerPool {
     else this.#idle.push(slot);
   }
 
-  #failWaiters(): void {
+  #failWaiters(problem: string | undefined): void {
     for (const waiter of this.#waiters.splice(0)) {
       waiter.run.finish({
         ok: false,
         failure: {
           kind: 'substrate-exit',
-          message:
-            'No worker thread could be started to run the program; the worker-thread runtime is failing to boot its workers.',
+          message: `No worker process could be started to run the program; the worker-thread runtime is failing to boot them.${problem === undefined ? '' : ` ${problem}`}`,
         },
       });
       waiter.resolve(undefined);

@@ -1,4 +1,5 @@
 import {
+  booleanSetting,
   checkSettingsObject,
   defaultRunLimits,
   integerSetting,
@@ -26,8 +27,18 @@ export interface WorkerThreadCodeRuntimeSettings extends SharedRunLimitSettings 
   readonly memoryBytes?: number;
   /** `setTimeout` calls per run. Default 1 000. */
   readonly timers?: number;
-  /** Worker threads kept alive; also how many runs execute at once (the rest wait, their wall clock running). Default 4. */
+  /**
+   * Worker processes kept alive, one worker thread each; also how many runs execute at once (the
+   * rest wait, their wall clock running). Default 4.
+   */
   readonly poolSize?: number;
+  /**
+   * Refuse to run any program unless every OS layer (network namespace, rlimits, lower priority,
+   * Node's permission model) can be applied to the worker processes on this machine: runs then end
+   * as `substrate-exit` naming what is missing. Default false (run with the layers available;
+   * `isolation` says which).
+   */
+  readonly requireContainment?: boolean;
 }
 
 /** Settings after validation, every field present. */
@@ -36,6 +47,7 @@ export interface ResolvedWorkerThreadSettings extends RunLimits {
   readonly memoryBytes: number;
   readonly timers: number;
   readonly poolSize: number;
+  readonly requireContainment: boolean;
 }
 
 const mebibyte = 1024 * 1024;
@@ -47,6 +59,7 @@ export const workerThreadDefaults: ResolvedWorkerThreadSettings = {
   memoryBytes: 128 * mebibyte,
   timers: 1_000,
   poolSize: 4,
+  requireContainment: false,
 };
 
 const settingNames = [
@@ -61,6 +74,7 @@ const settingNames = [
   'sourceBytes',
   'timers',
   'poolSize',
+  'requireContainment',
 ] as const;
 
 const maxTimerMs = 2_147_483_647;
@@ -79,5 +93,6 @@ export function resolveWorkerThreadSettings(settings: unknown): ResolvedWorkerTh
     }),
     timers: integerSetting(given, 'timers', defaults.timers, { min: 0, max: 1_000_000 }),
     poolSize: integerSetting(given, 'poolSize', defaults.poolSize, { min: 1, max: 256 }),
+    requireContainment: booleanSetting(given, 'requireContainment', defaults.requireContainment),
   };
 }

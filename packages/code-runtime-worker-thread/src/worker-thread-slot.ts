@@ -1,85 +1,76 @@
-import { setPriority } from 'node:os';
 import type { EventLoopUtilization } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
-import type { CodeRunFailure } from '@sluice/code-runtime';
-import type { RunController } from '@sluice/code-runtime-kit';
 import type { HostToWorker, WorkerBoot, WorkerToHost } from './worker-main.js';
+import type { ProcessToHost, StopCause, WorkerProcessBoot } from './worker-process-frames.js';
 import { preludeSource, workerSource } from './worker-source.js';
-import { type CompiledProgram, describeException, mapProgramPositions } from './worker-thread-compile.js';
-import { type PendingCall, parseCall, parseEnding } from './worker-thread-entries.js';
 import { LogReader, logBufferBytes } from './worker-thread-log-reader.js';
-import type { ResolvedWorkerThreadSettings } from './worker-thread-settings.js';
 
 const mebibyte = 1024 * 1024;
 const youngGenerationMb = 8;
-const logPollMs = 25;
+const logPollMs = 5;
 
 interface ActiveRun {
-  readonly run: RunController;
-  readonly program: CompiledProgram;
   readonly seq: number;
   readonly busyAtStart: EventLoopUtilization;
   readonly callIds: Set<number>;
   cpuTimer: ReturnType<typeof setTimeout> | undefined;
   logTimer: ReturnType<typeof setInterval> | undefined;
-  /** The program finished on its own (value, throw): the worker may serve another run. */
-  clean: boolean;
+  ended: boolean;
 }
 
 /**
- * One worker thread and the run it is serving, host side. It spawns the worker, feeds the run
- * controller what the worker reports (after checking it: everything from the context is hostile),
- * meters busy time from outside the worker, and terminates the worker the moment a run ends any way
- * other than the program finishing by itself. A terminated worker is never reused.
+ * One worker thread and the run it serves, inside the worker process. It spawns the worker, checks
+ * what the worker reports (everything from the program's context is hostile), relays logs, host
+ * calls and the ending to the host as frames, meters busy time from outside the worker, and
+ * terminates the worker the moment a run ends any way other than the program finishing by itself.
+ * A terminated worker is never reused; `onGone` tells the process to start another.
  */
 export class WorkerSlot {
   readonly #worker: Worker;
   readonly #logs: LogReader;
-  readonly #settings: ResolvedWorkerThreadSettings;
-  readonly #onFree: (slot: WorkerSlot, reusable: boolean) => void;
+  readonly #boot: WorkerProcessBoot;
+  readonly #send: (frame: ProcessToHost) => void;
+  readonly #onGone: () => void;
   #state: 'starting' | 'idle' | 'busy' | 'gone' = 'starting';
   #active: ActiveRun | undefined;
-  #seq = 0;
+  /** The run whose worker is being terminated: named in `retired` once it exited. */
+  #retiredSeq = 0;
   #outOfMemory = false;
   #booted = false;
-  #thread: number | undefined;
-  /** Resolves once the worker thread has exited. */
-  readonly exited: Promise<void>;
 
-  constructor(settings: ResolvedWorkerThreadSettings, onFree: (slot: WorkerSlot, reusable: boolean) => void) {
-    this.#settings = settings;
-    this.#onFree = onFree;
-    const logBuffer = new SharedArrayBuffer(logBufferBytes(settings.logBytes, settings.hostCalls));
+  constructor(boot: WorkerProcessBoot, send: (frame: ProcessToHost) => void, onGone: () => void) {
+    this.#boot = boot;
+    this.#send = send;
+    this.#onGone = onGone;
+    const logBuffer = new SharedArrayBuffer(logBufferBytes(boot.logBytes, boot.hostCalls));
     this.#logs = new LogReader(logBuffer);
-    const boot: WorkerBoot = {
+    const workerBoot: WorkerBoot = {
       logBuffer,
       preludeSource,
-      memoryBytes: settings.memoryBytes,
-      niceness: 5,
+      memoryBytes: boot.memoryBytes,
       preludeConfig: JSON.stringify({
-        logBytes: settings.logBytes,
-        valueBytes: settings.valueBytes,
-        hostCalls: settings.hostCalls,
-        timers: settings.timers,
-        maxDelayMs: settings.wallTimeMs,
-        memoryBytes: settings.memoryBytes,
+        logBytes: boot.logBytes,
+        valueBytes: boot.valueBytes,
+        hostCalls: boot.hostCalls,
+        timers: boot.timers,
+        maxDelayMs: boot.wallTimeMs,
+        memoryBytes: boot.memoryBytes,
       }),
     };
     this.#worker = new Worker(workerSource, {
       eval: true,
-      workerData: boot,
+      workerData: workerBoot,
       env: {},
       argv: [],
       execArgv: [],
       stdin: false,
       name: 'sluice-code-runtime',
       resourceLimits: {
-        maxOldGenerationSizeMb: Math.max(8, Math.floor(settings.memoryBytes / mebibyte) - youngGenerationMb),
+        maxOldGenerationSizeMb: Math.max(8, Math.floor(boot.memoryBytes / mebibyte) - youngGenerationMb),
         maxYoungGenerationSizeMb: youngGenerationMb,
         stackSizeMb: 4,
       },
     });
-    this.exited = new Promise((resolve) => this.#worker.once('exit', () => resolve()));
     this.#worker.on('message', (message: WorkerToHost) => this.#onMessage(message));
     this.#worker.on('error', (error: Error & { code?: string }) => {
       if (error.code === 'ERR_WORKER_OUT_OF_MEMORY') this.#outOfMemory = true;
@@ -87,7 +78,7 @@ export class WorkerSlot {
     this.#worker.once('exit', () => this.#onExit());
   }
 
-  /** `starting` until the worker booted, `idle` between runs, `busy` during one, `gone` once retired. */
+  /** `starting` until the worker booted, `idle` between runs, `busy` during one, `gone` once terminated. */
   get state(): 'starting' | 'idle' | 'busy' | 'gone' {
     return this.#state;
   }
@@ -97,47 +88,48 @@ export class WorkerSlot {
     return this.#booted;
   }
 
-  /** Runs `program` for `run`. Only on an `idle` slot. */
-  execute(run: RunController, program: CompiledProgram): void {
+  /** Runs `code` as run `seq`. Only on an `idle` slot. */
+  execute(seq: number, code: string, bindings: string): void {
     this.#state = 'busy';
-    this.#seq += 1;
     const active: ActiveRun = {
-      run,
-      program,
-      seq: this.#seq,
+      seq,
       busyAtStart: this.#worker.performance.eventLoopUtilization(),
       callIds: new Set(),
       cpuTimer: undefined,
       logTimer: undefined,
-      clean: false,
+      ended: false,
     };
     this.#active = active;
-    this.#logs.reset();
-    run.beforeFinish(() => this.#drainLogs(active, undefined, true));
-    // Lines printed during a long synchronous stretch are streamed by polling the shared buffer.
+    this.#logs.reset(seq);
+    // Lines printed during a long synchronous stretch are relayed by polling the shared buffer, so
+    // the host has them even if it kills the run a moment later.
     active.logTimer = setInterval(() => this.#drainLogs(active), logPollMs);
-    active.logTimer.unref();
-    run.signal.addEventListener('abort', () => this.#ended(active), { once: true });
-    this.#armCpu(active, this.#settings.cpuTimeMs);
-    const bindings = [...run.bindings.keys()].join(',');
-    this.#post({ type: 'run', seq: active.seq, code: program.code, bindings });
+    this.#armCpu(active, this.#boot.cpuTimeMs);
+    this.#post({ type: 'run', seq, code, bindings });
+  }
+
+  /** Relays the host's reply to a call of run `seq`; ignored for any other run or an unknown call. */
+  reply(seq: number, callId: number, ok: boolean, text: string): void {
+    const active = this.#active;
+    if (active === undefined || active.seq !== seq || active.ended || !active.callIds.has(callId)) return;
+    this.#post({ type: 'reply', seq, callId, ok, text });
+  }
+
+  /** The host ended run `seq`: the worker is terminated (after relaying the lines it printed). */
+  stop(seq: number): void {
+    const active = this.#active;
+    if (active === undefined || active.seq !== seq) return;
+    this.#drainLogs(active, undefined, true);
+    this.#end(active, false);
   }
 
   /** Terminates the worker. Idempotent. */
-  retire(): Promise<void> {
-    if (this.#state !== 'gone') {
-      this.#state = 'gone';
-      // The worker runs below the host's priority; its teardown should not wait behind other
-      // work. Raising it back needs privilege (CAP_SYS_NICE), so this may quietly do nothing.
-      // The thread is still alive here (no exit seen yet), so its id cannot have been reused.
-      if (this.#thread !== undefined) {
-        try {
-          setPriority(this.#thread, 0);
-        } catch {}
-      }
-      void this.#worker.terminate();
-    }
-    return this.exited;
+  retire(): void {
+    if (this.#state === 'gone') return;
+    this.#state = 'gone';
+    this.#worker.terminate().catch(() => {
+      // The exit event still comes; nothing else to do.
+    });
   }
 
   #post(message: HostToWorker): void {
@@ -155,82 +147,62 @@ export class WorkerSlot {
   #armCpu(active: ActiveRun, remainingMs: number): void {
     active.cpuTimer = setTimeout(
       () => {
-        if (active.run.ended) return;
+        if (active.ended) return;
         const used = this.#busyMs(active);
-        const limitMs = this.#settings.cpuTimeMs;
-        if (used < limitMs) {
-          this.#armCpu(active, limitMs - used);
+        if (used < this.#boot.cpuTimeMs) {
+          this.#armCpu(active, this.#boot.cpuTimeMs - used);
           return;
         }
-        this.#fail(active, {
-          kind: 'timeout',
-          budget: 'cpu-time',
-          limitMs,
-          message: `The program kept its worker busy past its ${limitMs} ms CPU budget and was stopped. Do less computation per run, or move heavy work into host functions.`,
-        });
+        this.#stopRun(active, 'cpu-time', used);
       },
       Math.max(1, Math.ceil(remainingMs)),
     );
   }
 
-  #fail(active: ActiveRun, failure: CodeRunFailure): void {
-    active.run.finish({ ok: false, failure }, { cpuMs: this.#busyMs(active) });
-  }
-
-  #protocol(active: ActiveRun, detail: string): void {
-    this.#fail(active, {
-      kind: 'protocol',
-      message: `The worker running the program sent something the host refuses (${detail}); the worker was stopped.`,
-    });
+  /** Ends `active` from here: its last lines, then the cause, then the worker is terminated. */
+  #stopRun(active: ActiveRun, cause: StopCause, detail: string | number): void {
+    if (active.ended) return;
+    this.#drainLogs(active, undefined, true);
+    this.#send({ type: 'stopped', seq: active.seq, cause, detail, cpuMs: this.#busyMs(active) });
+    this.#end(active, false);
   }
 
   #drainLogs(active: ActiveRun, end?: number, everything = false): boolean {
-    if (this.#active !== active || active.run.ended) return true;
+    if (this.#active !== active || active.ended) return true;
     return this.#logs.read(
-      (level, text) => {
-        const mapped = mapProgramPositions(active.program, text);
-        if (mapped !== undefined) active.run.log(level, mapped);
-      },
+      (level, text) => this.#send({ type: 'log', seq: active.seq, level, text }),
       end,
       (callId) => everything || active.callIds.has(callId),
     );
   }
 
-  #ended(active: ActiveRun): void {
+  #end(active: ActiveRun, clean: boolean): void {
+    active.ended = true;
     clearTimeout(active.cpuTimer);
     clearInterval(active.logTimer);
     if (this.#active !== active) return;
     this.#active = undefined;
-    if (active.clean && this.#state === 'busy') {
+    if (clean && this.#state === 'busy') {
       this.#state = 'idle';
-      this.#onFree(this, true);
       return;
     }
-    void this.retire();
-    this.#onFree(this, false);
+    this.#retiredSeq = active.seq;
+    this.retire();
   }
 
   #onExit(): void {
     const active = this.#active;
-    const retired = this.#state === 'gone';
     this.#state = 'gone';
-    if (active !== undefined && !active.run.ended) {
-      if (this.#outOfMemory) {
-        const limitBytes = this.#settings.memoryBytes;
-        this.#fail(active, {
-          kind: 'memory',
-          limitBytes,
-          message: `The program ran out of its ${limitBytes}-byte memory budget (the worker's heap filled up) and was stopped. Keep less data in memory at once.`,
-        });
-      } else {
-        this.#fail(active, {
-          kind: 'substrate-exit',
-          message: 'The worker thread running the program exited unexpectedly.',
-        });
-      }
-    } else if (active === undefined && !retired) {
-      this.#onFree(this, false);
+    if (active !== undefined && !active.ended) {
+      this.#retiredSeq = active.seq;
+      this.#stopRun(
+        active,
+        this.#outOfMemory ? 'heap' : 'worker-exit',
+        this.#outOfMemory ? this.#boot.memoryBytes : '',
+      );
     }
+    if (this.#retiredSeq !== 0) this.#send({ type: 'retired', seq: this.#retiredSeq });
+    this.#onGone();
   }
 
   #onMessage(message: WorkerToHost): void {
@@ -239,112 +211,82 @@ export class WorkerSlot {
       if (this.#state === 'starting') {
         this.#state = 'idle';
         this.#booted = true;
-        if (Number.isSafeInteger(message.thread) && (message.thread as number) > 0) this.#thread = message.thread;
-        this.#onFree(this, true);
+        this.#send({ type: 'ready' });
       }
       return;
     }
     const active = this.#active;
-    if (active === undefined || message.seq !== active.seq || active.run.ended) return;
+    if (active === undefined || message.seq !== active.seq || active.ended) return;
     if (message.type === 'turn') this.#onTurn(active, message.entries, message.logEnd);
-    else if (message.type === 'external-memory') this.#outOfExternalMemory(active, message.bytes);
-    else if (message.type === 'broken') this.#protocol(active, message.reason);
-  }
-
-  #outOfExternalMemory(active: ActiveRun, bytes: number): void {
-    const limitBytes = this.#settings.memoryBytes;
-    this.#fail(active, {
-      kind: 'memory',
-      limitBytes,
-      message: `The program allocated memory outside the JavaScript heap (ArrayBuffers, typed arrays or engine objects: ${bytes} bytes) past its ${limitBytes}-byte budget and was stopped.`,
-    });
+    else if (message.type === 'external-memory') this.#stopRun(active, 'external-memory', Number(message.bytes));
+    else if (message.type === 'broken') this.#stopRun(active, 'protocol', String(message.reason));
   }
 
   #onTurn(active: ActiveRun, entriesText: unknown, logEnd: unknown): void {
     if (typeof entriesText !== 'string' || typeof logEnd !== 'number') {
-      this.#protocol(active, 'a malformed turn');
+      this.#stopRun(active, 'protocol', 'a malformed turn');
       return;
     }
     let entries: unknown = [];
     if (entriesText !== '') {
-      if (entriesText.length > 4 * this.#settings.memoryBytes) {
-        this.#protocol(active, 'an oversized turn');
+      if (entriesText.length > 4 * this.#boot.memoryBytes) {
+        this.#stopRun(active, 'protocol', 'an oversized turn');
         return;
       }
       try {
         entries = JSON.parse(entriesText);
       } catch {
-        this.#protocol(active, 'a turn that is not JSON');
+        this.#stopRun(active, 'protocol', 'a turn that is not JSON');
         return;
       }
     }
     if (!Array.isArray(entries)) {
-      this.#protocol(active, 'a turn that is not a list');
+      this.#stopRun(active, 'protocol', 'a turn that is not a list');
       return;
     }
     for (const entry of entries) {
-      if (active.run.ended) return;
+      if (active.ended) return;
       if (!Array.isArray(entry) || typeof entry[1] !== 'number') {
-        this.#protocol(active, 'a malformed entry');
+        this.#stopRun(active, 'protocol', 'a malformed entry');
         return;
       }
+      const [kind, logAt, ...rest] = entry as [unknown, number, ...unknown[]];
       // A call's id is registered first, so the drain passes its marker in the log stream.
-      const call = entry[0] === 'call' ? this.#registerCall(active, entry) : undefined;
-      if (active.run.ended) return;
-      if (!this.#drainLogs(active, entry[1])) {
-        this.#protocol(active, 'malformed log lines');
+      if (kind === 'call' && !this.#registerCall(active, rest[0])) return;
+      if (!this.#drainLogs(active, logAt)) {
+        this.#stopRun(active, 'protocol', 'malformed log lines');
         return;
       }
-      if (call !== undefined) this.#dispatch(active, call);
-      else if (entry[0] === 'done') this.#done(active, entry);
-      else if (entry[0] === 'memory') this.#outOfExternalMemory(active, Number(entry[2]));
+      if (kind === 'call') {
+        const [callId, namespace, name, input] = rest;
+        if (typeof namespace !== 'string' || typeof name !== 'string' || typeof input !== 'string') {
+          this.#stopRun(active, 'protocol', 'a malformed host call');
+          return;
+        }
+        this.#send({ type: 'call', seq: active.seq, callId: callId as number, namespace, name, input });
+      } else if (kind === 'done') {
+        this.#drainLogs(active, undefined, true);
+        this.#send({ type: 'done', seq: active.seq, kind: rest[0], payload: rest[1], cpuMs: this.#busyMs(active) });
+        this.#end(active, true);
+      } else if (kind === 'memory') this.#stopRun(active, 'external-memory', Number(rest[0]));
       else {
-        this.#protocol(active, 'an unknown entry');
+        this.#stopRun(active, 'protocol', 'an unknown entry');
         return;
       }
     }
-    if (!active.run.ended && !this.#drainLogs(active, logEnd)) this.#protocol(active, 'malformed log lines');
+    if (!active.ended && !this.#drainLogs(active, logEnd)) this.#stopRun(active, 'protocol', 'malformed log lines');
   }
 
-  #registerCall(active: ActiveRun, entry: unknown[]): PendingCall | undefined {
-    const call = parseCall(entry);
-    if (typeof call === 'string' || active.callIds.has(call.callId)) {
-      this.#protocol(active, typeof call === 'string' ? call : 'a duplicate host-call id');
-      return undefined;
+  #registerCall(active: ActiveRun, callId: unknown): boolean {
+    if (!Number.isSafeInteger(callId) || active.callIds.has(callId as number)) {
+      this.#stopRun(
+        active,
+        'protocol',
+        Number.isSafeInteger(callId) ? 'a duplicate host-call id' : 'a malformed host call',
+      );
+      return false;
     }
-    active.callIds.add(call.callId);
-    return call;
-  }
-
-  #dispatch(active: ActiveRun, { callId, namespace, name, input }: PendingCall): void {
-    void active.run.call(namespace, name, input).then((reply) => {
-      if (reply === undefined || active.run.ended || this.#active !== active) return;
-      this.#post({
-        type: 'reply',
-        seq: active.seq,
-        callId,
-        ok: reply.ok,
-        text: reply.ok ? JSON.stringify(reply.value) : reply.error,
-      });
-    });
-  }
-
-  #done(active: ActiveRun, entry: unknown[]): void {
-    const ending = parseEnding(entry);
-    if (typeof ending === 'string') {
-      this.#protocol(active, ending);
-      return;
-    }
-    const usage = { cpuMs: this.#busyMs(active) };
-    active.clean = true;
-    if (ending.kind === 'none') active.run.finish({ ok: true }, usage);
-    else if (ending.kind === 'value') active.run.finish({ ok: true, value: ending.value }, usage);
-    else if (ending.kind === 'error') {
-      active.run.finish({ ok: false, failure: describeException(active.program, ending.thrown) }, usage);
-    } else {
-      const limitBytes = this.#settings.valueBytes;
-      const message = `The returned value is more than ${limitBytes} bytes of JSON; the limit is ${limitBytes} bytes. Return less: filter, summarise or page the data.`;
-      active.run.finish({ ok: false, failure: { kind: 'output-limit', limitBytes, message } }, usage);
-    }
+    active.callIds.add(callId as number);
+    return true;
   }
 }

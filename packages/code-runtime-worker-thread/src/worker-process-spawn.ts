@@ -1,0 +1,160 @@
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { WorkerProcessBoot } from './worker-process-frames.js';
+import type { ResolvedWorkerThreadSettings } from './worker-thread-settings.js';
+
+const mebibyte = 1024 * 1024;
+/** Address space a Node process with one worker thread reserves before any program (measured: ~1.2 GiB; 1 GiB fails to boot). */
+const baselineAddressSpaceBytes = 2048 * mebibyte;
+const maxOpenFiles = 256;
+const niceness = 5;
+
+/** The OS layers a worker process gets on this machine, found once per host process. */
+export interface WorkerProcessContainment {
+  /** `unshare --net`: a network namespace with no interfaces up. */
+  readonly network: boolean;
+  /** rlimits through `/bin/sh`'s `ulimit`: address space, open files, no core dumps, no file writes. */
+  readonly rlimits: boolean;
+  /** `nice`: the process runs below the host's priority. */
+  readonly nice: boolean;
+  /** Node's permission model: no file system access beyond the process's own script, no child processes, no addons. */
+  readonly permissions: boolean;
+}
+
+let probed: WorkerProcessContainment | undefined;
+
+/** Which layers this machine allows. Runs a few short commands, once; never throws. */
+export function probeContainment(): WorkerProcessContainment {
+  probed ??= {
+    network: succeeds('unshare', ['--net', '--', 'true']),
+    rlimits: succeeds('/bin/sh', ['-c', 'ulimit -c 0 && ulimit -f 0 && ulimit -n 64 && ulimit -v 4194304']),
+    nice: succeeds('nice', ['-n', '1', 'true']),
+    permissions: process.allowedNodeEnvironmentFlags.has('--experimental-permission'),
+  };
+  return probed;
+}
+
+function succeeds(command: string, args: readonly string[]): boolean {
+  try {
+    const result = spawnSync(command, args, { stdio: 'ignore', env: {}, timeout: 5_000 });
+    return result.error === undefined && result.status === 0;
+  } catch {
+    return false;
+  }
+}
+
+/** The layers of `containment` that are missing, by name. */
+export function missingLayers(containment: WorkerProcessContainment): string[] {
+  const names: Record<keyof WorkerProcessContainment, string> = {
+    network: 'a network namespace (unshare --net)',
+    rlimits: 'rlimits (/bin/sh ulimit)',
+    nice: 'a lower priority (nice)',
+    permissions: "Node's permission model",
+  };
+  return (Object.keys(names) as Array<keyof WorkerProcessContainment>)
+    .filter((layer) => !containment[layer])
+    .map((layer) => names[layer]);
+}
+
+/** The address-space limit of a worker process for a memory budget, in bytes. */
+export function addressSpaceBytes(memoryBytes: number): number {
+  return baselineAddressSpaceBytes + 2 * memoryBytes;
+}
+
+/**
+ * The bundled entry of the worker process. It is resolved against the package's `dist/` from
+ * both `src/` and `dist/`, so the package's own tests run the built child (build first).
+ */
+export const workerProcessScript = fileURLToPath(new URL('../dist/worker-process-main.js', import.meta.url));
+const packageJson = fileURLToPath(new URL('../package.json', import.meta.url));
+
+/** A started worker process and the private directory it works in (removed by {@link removeDirectory}). */
+export interface SpawnedWorkerProcess {
+  readonly child: ChildProcess;
+  readonly directory: string;
+}
+
+/**
+ * Starts a worker process with every layer `containment` allows: an empty environment, a private
+ * working directory, only stdin/stdout/stderr (pipes), its own network namespace, rlimits, a nice
+ * value and Node's permission model. Throws (with a message saying what failed) when the private
+ * directory or the process cannot be created; the caller turns that into a `substrate-exit`.
+ */
+export function spawnWorkerProcess(
+  settings: ResolvedWorkerThreadSettings,
+  containment: WorkerProcessContainment,
+): SpawnedWorkerProcess {
+  if (!existsSync(workerProcessScript)) {
+    throw new Error(`its script ${workerProcessScript} is missing; build the package first (pnpm build)`);
+  }
+  let directory: string;
+  try {
+    directory = mkdtempSync(join(tmpdir(), 'sluice-worker-'));
+  } catch (error) {
+    throw new Error(`its private directory could not be created in ${tmpdir()} (${errorCode(error)})`);
+  }
+  const boot: WorkerProcessBoot = {
+    memoryBytes: settings.memoryBytes,
+    logBytes: settings.logBytes,
+    valueBytes: settings.valueBytes,
+    hostCalls: settings.hostCalls,
+    timers: settings.timers,
+    wallTimeMs: settings.wallTimeMs,
+    cpuTimeMs: settings.cpuTimeMs,
+  };
+  const node = [
+    process.execPath,
+    ...(containment.permissions
+      ? [
+          '--experimental-permission',
+          '--allow-worker',
+          `--allow-fs-read=${workerProcessScript}`,
+          `--allow-fs-read=${packageJson}`,
+        ]
+      : []),
+    '--no-warnings',
+    workerProcessScript,
+    JSON.stringify(boot),
+  ];
+  const limits = containment.rlimits
+    ? [
+        'ulimit -c 0',
+        'ulimit -f 0',
+        `ulimit -n ${maxOpenFiles}`,
+        `ulimit -v ${Math.ceil(addressSpaceBytes(settings.memoryBytes) / 1024)}`,
+      ]
+    : [];
+  const exec = containment.nice ? `exec nice -n ${niceness} "$0" "$@"` : 'exec "$0" "$@"';
+  // The shell exports PWD of its own accord; the process gets no environment at all.
+  const shell = ['/bin/sh', '-c', [...limits, 'unset PWD', exec].join(' && '), ...node];
+  const command = containment.network ? ['unshare', '--net', '--', ...shell] : shell;
+  try {
+    const child = spawn(command[0]!, command.slice(1), {
+      cwd: directory,
+      env: {},
+      stdio: ['pipe', 'pipe', 'pipe'],
+      windowsHide: true,
+    });
+    return { child, directory };
+  } catch (error) {
+    removeDirectory(directory);
+    throw new Error(`the process could not be started (${errorCode(error)})`);
+  }
+}
+
+/** Removes a worker process's private directory; never throws. */
+export function removeDirectory(directory: string): void {
+  try {
+    rmSync(directory, { recursive: true, force: true });
+  } catch {
+    // Already gone, or not ours to remove any more.
+  }
+}
+
+function errorCode(error: unknown): string {
+  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  return typeof code === 'string' ? code : 'unknown error';
+}

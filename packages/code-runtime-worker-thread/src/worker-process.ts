@@ -1,0 +1,383 @@
+import type { ChildProcess } from 'node:child_process';
+import type { CodeRunFailure, LogLevel } from '@sluice/code-runtime';
+import { JsonLineReader, type RunController } from '@sluice/code-runtime-kit';
+import type { HostToProcess, StopCause } from './worker-process-frames.js';
+import { removeDirectory, spawnWorkerProcess, type WorkerProcessContainment } from './worker-process-spawn.js';
+import { type CompiledProgram, describeException, mapProgramPositions } from './worker-thread-compile.js';
+import { parseCall, parseEnding } from './worker-thread-entries.js';
+import type { ResolvedWorkerThreadSettings } from './worker-thread-settings.js';
+
+const mebibyte = 1024 * 1024;
+const stderrTailBytes = 16 * 1024;
+/** How long a worker process may take to confirm that a stopped run's worker exited before the whole process is killed. */
+const stopGraceMs = 1_000;
+const levels = new Set<string>(['log', 'info', 'debug', 'warn', 'error']);
+// What V8 prints when a heap or a single allocation cannot be satisfied, and the process aborts.
+const outOfMemoryPattern =
+  /heap out of memory|Reached heap limit|Fatal JavaScript invalid size error|Allocation failed|Fatal process out of memory|FatalProcessOutOfMemory/;
+
+interface ActiveRun {
+  readonly run: RunController;
+  readonly program: CompiledProgram;
+  readonly seq: number;
+  /** The program finished on its own (value, throw): the process's worker serves the next run. */
+  clean: boolean;
+}
+
+/**
+ * One supervised worker process, host side: it starts the child with the OS layers this machine
+ * allows, sends it programs, checks every frame it sends back (the child runs model code, so its
+ * frames are as hostile as the program), and turns them into the run's logs, host calls and
+ * outcome. One run at a time. A run that ends abnormally has its worker replaced inside the
+ * process; when the process itself dies (a fatal engine error, a refused frame, a kill), the run it
+ * held ends as a result and the pool starts another process.
+ */
+export class WorkerProcess {
+  readonly #settings: ResolvedWorkerThreadSettings;
+  readonly #onFree: (slot: WorkerProcess, reusable: boolean) => void;
+  readonly #frames: JsonLineReader;
+  #child: ChildProcess | undefined;
+  #directory: string | undefined;
+  #state: 'starting' | 'idle' | 'busy' | 'recycling' | 'gone' = 'starting';
+  #active: ActiveRun | undefined;
+  #seq = 0;
+  #booted = false;
+  #stderr = '';
+  #problem: string | undefined;
+  #stopTimer: ReturnType<typeof setTimeout> | undefined;
+  #stopping: { readonly seq: number; readonly done: Promise<void>; readonly resolve: () => void } | undefined;
+  #resolveExited!: () => void;
+  /** Resolves once the process has exited (or could not be started). */
+  readonly exited: Promise<void>;
+
+  constructor(
+    settings: ResolvedWorkerThreadSettings,
+    onFree: (slot: WorkerProcess, reusable: boolean) => void,
+    containment: WorkerProcessContainment,
+  ) {
+    this.#settings = settings;
+    this.#onFree = onFree;
+    this.exited = new Promise((resolve) => {
+      this.#resolveExited = resolve;
+    });
+    const maxLineBytes = 8 * Math.max(settings.valueBytes, settings.hostCallBytes, settings.logBytes) + mebibyte;
+    this.#frames = new JsonLineReader(
+      maxLineBytes,
+      (frame) => this.#onFrame(frame),
+      (problem) => this.#refuse(problem),
+    );
+    try {
+      const { child, directory } = spawnWorkerProcess(settings, containment);
+      this.#child = child;
+      this.#directory = directory;
+    } catch (error) {
+      this.#problem = `The worker process could not be started: ${(error as Error).message}.`;
+      this.#state = 'gone';
+      this.#resolveExited();
+      // Told after the constructor returns, so the pool never hears of a slot it has not added yet.
+      queueMicrotask(() => this.#onFree(this, false));
+      return;
+    }
+    const child = this.#child;
+    child.stdout?.on('data', (chunk: Buffer) => this.#frames.push(chunk));
+    child.stderr?.on('data', (chunk: Buffer) => {
+      this.#stderr = (this.#stderr + chunk.toString('utf8')).slice(-stderrTailBytes);
+    });
+    // A write to a process that just died fails with EPIPE; its exit handler ends the run.
+    child.stdin?.on('error', () => {});
+    child.stdout?.on('error', () => {});
+    child.stderr?.on('error', () => {});
+    child.once('error', (error) => {
+      this.#problem ??= `The worker process could not be started: ${error.message}.`;
+      this.#onExit(null, null);
+    });
+    child.once('exit', (code, signal) => this.#onExit(code, signal));
+  }
+
+  /** `starting` until booted, `idle` between runs, `busy` during one, `recycling` while a worker is replaced, `gone` once dead. */
+  get state(): 'starting' | 'idle' | 'busy' | 'recycling' | 'gone' {
+    return this.#state;
+  }
+
+  /** Whether the process ever became ready. */
+  get booted(): boolean {
+    return this.#booted;
+  }
+
+  /** Why the process could not start or died while idle, if it did. */
+  get problem(): string | undefined {
+    return this.#problem;
+  }
+
+  /** Resolves once the worker of the last stopped run has really exited (or the process has). */
+  settled(): Promise<void> {
+    return this.#stopping?.done ?? Promise.resolve();
+  }
+
+  /** Runs `program` for `run`. Only on an `idle` process. */
+  execute(run: RunController, program: CompiledProgram): void {
+    this.#state = 'busy';
+    this.#seq += 1;
+    const active: ActiveRun = { run, program, seq: this.#seq, clean: false };
+    this.#active = active;
+    run.signal.addEventListener('abort', () => this.#ended(active), { once: true });
+    const bindings = [...run.bindings.keys()].join(',');
+    this.#send({ type: 'run', seq: active.seq, code: program.code, bindings });
+  }
+
+  /** Kills the process. Idempotent. */
+  retire(): Promise<void> {
+    if (this.#state !== 'gone') {
+      this.#state = 'gone';
+      this.#child?.kill('SIGKILL');
+    }
+    return this.exited;
+  }
+
+  #send(frame: HostToProcess): void {
+    try {
+      this.#child?.stdin?.write(`${JSON.stringify(frame)}\n`);
+    } catch {
+      // The process is gone; its exit handler ends the run.
+    }
+  }
+
+  #ended(active: ActiveRun): void {
+    if (this.#active !== active) return;
+    this.#active = undefined;
+    if (this.#state !== 'busy') return;
+    if (active.clean) {
+      this.#state = 'idle';
+      this.#onFree(this, true);
+      return;
+    }
+    // The host ended the run (wall clock, cancellation) or the child did (budget): either way the
+    // worker is terminated and replaced in the process, which says `ready` once it is.
+    this.#state = 'recycling';
+    let resolve!: () => void;
+    const done = new Promise<void>((settle) => {
+      resolve = settle;
+    });
+    this.#stopping = { seq: active.seq, done, resolve };
+    this.#send({ type: 'stop', seq: active.seq });
+    this.#stopTimer = setTimeout(() => {
+      this.#problem ??= 'The worker process did not stop a run in time and was killed.';
+      void this.retire();
+    }, stopGraceMs);
+  }
+
+  #onExit(code: number | null, signal: NodeJS.Signals | null): void {
+    if (this.#child === undefined || this.#resolveExitedOnce()) return;
+    clearTimeout(this.#stopTimer);
+    this.#stopping?.resolve();
+    this.#frames.stop();
+    if (this.#directory !== undefined) removeDirectory(this.#directory);
+    const retired = this.#state === 'gone';
+    this.#state = 'gone';
+    const active = this.#active;
+    this.#active = undefined;
+    if (active !== undefined && !active.run.ended) {
+      if (outOfMemoryPattern.test(this.#stderr)) {
+        const limitBytes = this.#settings.memoryBytes;
+        active.run.finish({
+          ok: false,
+          failure: {
+            kind: 'memory',
+            limitBytes,
+            message: `The program ran out of its ${limitBytes}-byte memory budget (one allocation or the heap was too large) and was stopped. Keep less data in memory at once, and build large values in pieces.`,
+          },
+        });
+      } else {
+        const how = signal !== null ? `was killed by ${signal}` : `exited with code ${code ?? 'unknown'}`;
+        active.run.finish({
+          ok: false,
+          failure: {
+            kind: 'substrate-exit',
+            message: `The worker process running the program ${how} unexpectedly${this.#problem ? `: ${this.#problem}` : ''}.`,
+          },
+        });
+      }
+    } else if (this.#problem === undefined && !this.#booted) {
+      const how = signal !== null ? `was killed by ${signal}` : `exited with code ${code ?? 'unknown'}`;
+      const said = this.#stderr.trim().split('\n').slice(-3).join(' ').slice(0, 500);
+      this.#problem = `The worker process ${how} before it was ready${said ? ` (${said})` : ''}.`;
+    }
+    if (!retired) this.#onFree(this, false);
+  }
+
+  #exitSeen = false;
+  #resolveExitedOnce(): boolean {
+    if (this.#exitSeen) return true;
+    this.#exitSeen = true;
+    this.#resolveExited();
+    return false;
+  }
+
+  /** A frame the host refuses: the run ends as `protocol` and the process is killed. */
+  #refuse(detail: string): void {
+    const active = this.#active;
+    this.#problem ??= `The worker process sent ${detail}.`;
+    if (active !== undefined) {
+      active.run.finish({
+        ok: false,
+        failure: {
+          kind: 'protocol',
+          message: `The worker running the program sent something the host refuses (${detail}); the worker was stopped.`,
+        },
+      });
+    }
+    void this.retire();
+  }
+
+  #onFrame(frame: unknown): void {
+    if (typeof frame !== 'object' || frame === null || Array.isArray(frame)) {
+      this.#refuse('a frame that is not an object');
+      return;
+    }
+    const fields = frame as Record<string, unknown>;
+    const type = fields.type;
+    if (type === 'ready') {
+      this.#onReady();
+      return;
+    }
+    if (type === 'retired') {
+      if (this.#stopping !== undefined && fields.seq === this.#stopping.seq) {
+        clearTimeout(this.#stopTimer);
+        this.#stopping.resolve();
+      }
+      return;
+    }
+    const active = this.#active;
+    // Frames of a run that already ended (its last lines, a late call) are dropped.
+    if (active === undefined || fields.seq !== active.seq || active.run.ended) return;
+    if (type === 'log') this.#onLog(active, fields.level, fields.text);
+    else if (type === 'call') this.#onCall(active, fields);
+    else if (type === 'done') this.#onDone(active, fields);
+    else if (type === 'stopped') this.#onStopped(active, fields.cause, fields.detail, fields.cpuMs);
+    else this.#refuse('a frame of an unknown type');
+  }
+
+  #onReady(): void {
+    if (this.#state === 'starting') this.#booted = true;
+    else if (this.#state !== 'recycling') return;
+    this.#state = 'idle';
+    this.#onFree(this, true);
+  }
+
+  #onLog(active: ActiveRun, level: unknown, text: unknown): void {
+    if (typeof level !== 'string' || !levels.has(level) || typeof text !== 'string') {
+      this.#refuse('a malformed log frame');
+      return;
+    }
+    const mapped = mapProgramPositions(active.program, text);
+    if (mapped !== undefined) active.run.log(level as LogLevel, mapped);
+  }
+
+  #onCall(active: ActiveRun, fields: Record<string, unknown>): void {
+    const call = parseCall(fields.callId, fields.namespace, fields.name, fields.input);
+    if (typeof call === 'string') {
+      this.#refuse(call);
+      return;
+    }
+    const { run, seq } = active;
+    run.call(call.namespace, call.name, call.input).then(
+      (reply) => {
+        if (reply === undefined || run.ended || this.#active !== active) return;
+        let text: string;
+        try {
+          text = reply.ok ? JSON.stringify(reply.value) : reply.error;
+        } catch {
+          text = 'The host could not encode this call’s result.';
+          this.#send({ type: 'reply', seq, callId: call.callId, ok: false, text });
+          return;
+        }
+        this.#send({ type: 'reply', seq, callId: call.callId, ok: reply.ok, text });
+      },
+      () => {
+        run.finish({
+          ok: false,
+          failure: {
+            kind: 'substrate-exit',
+            message: 'The host failed while serving a host call; the run was stopped.',
+          },
+        });
+      },
+    );
+  }
+
+  #onDone(active: ActiveRun, fields: Record<string, unknown>): void {
+    const ending = parseEnding(fields.kind, fields.payload);
+    if (typeof ending === 'string') {
+      this.#refuse(ending);
+      return;
+    }
+    const usage = cpuUsage(fields.cpuMs);
+    const { run } = active;
+    active.clean = true;
+    if (ending.kind === 'none') run.finish({ ok: true }, usage);
+    else if (ending.kind === 'value') run.finish({ ok: true, value: ending.value }, usage);
+    else if (ending.kind === 'error') {
+      run.finish({ ok: false, failure: describeException(active.program, ending.thrown) }, usage);
+    } else {
+      const limitBytes = this.#settings.valueBytes;
+      const message = `The returned value is more than ${limitBytes} bytes of JSON; the limit is ${limitBytes} bytes. Return less: filter, summarise or page the data.`;
+      run.finish({ ok: false, failure: { kind: 'output-limit', limitBytes, message } }, usage);
+    }
+  }
+
+  #onStopped(active: ActiveRun, cause: unknown, detail: unknown, cpuMs: unknown): void {
+    const failure = stopFailure(this.#settings, cause as StopCause, detail);
+    if (failure === undefined) {
+      this.#refuse('a malformed stop');
+      return;
+    }
+    active.run.finish({ ok: false, failure }, cpuUsage(cpuMs));
+  }
+}
+
+function cpuUsage(cpuMs: unknown): { cpuMs?: number } {
+  return typeof cpuMs === 'number' && Number.isFinite(cpuMs) && cpuMs >= 0 ? { cpuMs } : {};
+}
+
+/** The failure for a run the child stopped, in the host's own words; `undefined` for a cause it does not know. */
+function stopFailure(
+  settings: ResolvedWorkerThreadSettings,
+  cause: StopCause,
+  detail: unknown,
+): CodeRunFailure | undefined {
+  const limitBytes = settings.memoryBytes;
+  switch (cause) {
+    case 'cpu-time': {
+      const limitMs = settings.cpuTimeMs;
+      return {
+        kind: 'timeout',
+        budget: 'cpu-time',
+        limitMs,
+        message: `The program kept its worker busy past its ${limitMs} ms CPU budget and was stopped. Do less computation per run, or move heavy work into host functions.`,
+      };
+    }
+    case 'heap':
+      return {
+        kind: 'memory',
+        limitBytes,
+        message: `The program ran out of its ${limitBytes}-byte memory budget (the worker's heap filled up) and was stopped. Keep less data in memory at once.`,
+      };
+    case 'external-memory': {
+      const bytes = typeof detail === 'number' && Number.isFinite(detail) ? Math.round(detail) : 'unknown';
+      return {
+        kind: 'memory',
+        limitBytes,
+        message: `The program allocated memory outside the JavaScript heap (ArrayBuffers, typed arrays or engine objects: ${bytes} bytes) past its ${limitBytes}-byte budget and was stopped.`,
+      };
+    }
+    case 'protocol':
+      return {
+        kind: 'protocol',
+        message: `The worker running the program sent something the host refuses (${typeof detail === 'string' ? detail.slice(0, 200) : 'unknown'}); the worker was stopped.`,
+      };
+    case 'worker-exit':
+      return { kind: 'substrate-exit', message: 'The worker thread running the program exited unexpectedly.' };
+    default:
+      return undefined;
+  }
+}

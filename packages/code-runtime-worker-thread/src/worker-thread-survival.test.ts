@@ -1,0 +1,126 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import type { CodeRunResult, HostFunction } from '@sluice/code-runtime';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createWorkerThreadCodeRuntime } from './index.js';
+
+// Each of these programs aborted the whole host process when the workers lived in it (V8 treats
+// a worker's heap exhausted by one large allocation as fatal for the process). Each must now end
+// as a result, and the same runtime must serve the next run; this test process staying alive is
+// the rest of the assertion.
+const mebibyte = 1024 * 1024;
+const echo: HostFunction = async (input) => input;
+
+function kindOf(result: CodeRunResult): string {
+  return result.ok ? 'ok' : result.failure.kind;
+}
+
+const growingArray = 'const rows: number[] = [];\nwhile (true) rows.push(Math.random());';
+
+async function stillServes(runtime: ReturnType<typeof createWorkerThreadCodeRuntime>): Promise<void> {
+  expect(
+    await runtime.run({ program: 'return await tools.echo(41) + 1;', bindings: { tools: { echo } } }),
+  ).toMatchObject({
+    ok: true,
+    value: 42,
+  });
+}
+
+describe('worker-thread: the host survives what a program does to its memory', () => {
+  it('ends a plain growing array as a result with the default settings', { timeout: 120_000 }, async () => {
+    const runtime = createWorkerThreadCodeRuntime({});
+    try {
+      const result = await runtime.run({ program: growingArray });
+      // Memory, or the busy-time budget when the collector thrashes on a loaded machine.
+      expect(['memory', 'timeout']).toContain(kindOf(result));
+      await stillServes(runtime);
+    } finally {
+      await runtime.dispose();
+    }
+  });
+
+  // A small heap and budgets far away, so that only the memory budget can end these.
+  const runtime = createWorkerThreadCodeRuntime({
+    memoryBytes: 48 * mebibyte,
+    cpuTimeMs: 100_000,
+    wallTimeMs: 100_000,
+  });
+  afterAll(() => runtime.dispose());
+
+  const shapes: Array<[string, string]> = [
+    ['a plain growing array', growingArray],
+    ['one huge array filled at once', 'return new Array(5e7).fill(0).length;'],
+    [
+      'an object gaining keys in a loop',
+      'const keys: Record<string, number> = {};\nfor (let i = 0; ; i += 1) keys[`k${i}`] = i;',
+    ],
+    [
+      'a Map growing in a loop',
+      'const seen = new Map<number, string>();\nfor (let i = 0; ; i += 1) seen.set(i, `v${i}`);',
+    ],
+    ['a 256 MiB string returned', "return 'x'.repeat(256 * 1024 * 1024);"],
+  ];
+  for (const [name, program] of shapes) {
+    it(`ends ${name} as memory and serves the next run`, { timeout: 120_000 }, async () => {
+      const result = await runtime.run({ program });
+      expect(kindOf(result), JSON.stringify(result.ok ? result.value : result.failure).slice(0, 300)).toBe('memory');
+      await stillServes(runtime);
+    });
+  }
+
+  it('ends a million-deep argument and return value as results', { timeout: 120_000 }, async () => {
+    const nest = 'let deep: unknown = 0;\nfor (let i = 0; i < 1_000_000; i += 1) deep = [deep];\n';
+    const argument = await runtime.run({
+      program: `${nest}try { await tools.echo(deep); return 'sent'; } catch (error) { return String(error).slice(0, 200); }`,
+      bindings: { tools: { echo } },
+    });
+    expect(['ok', 'exception', 'invalid-output', 'output-limit', 'memory']).toContain(kindOf(argument));
+    const returned = await runtime.run({ program: `${nest}return deep;` });
+    expect(returned.ok).toBe(false);
+    await stillServes(runtime);
+  });
+});
+
+describe('worker-thread: a dead worker process', () => {
+  it('ends the run it held as substrate-exit when it is killed from outside, and is replaced', async () => {
+    const runtime = createWorkerThreadCodeRuntime({ poolSize: 1, wallTimeMs: 20_000 });
+    try {
+      expect(await runtime.run({ program: 'return 1;' })).toMatchObject({ ok: true });
+      const pidsBefore = childPids();
+      const run = runtime.start({
+        program: 'await tools.wait(null); return 2;',
+        bindings: { tools: { wait: waitForever } },
+      });
+      // Kill every worker process of this test process from outside, as the OOM killer would.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const pids = childPids();
+      expect(pids.length).toBeGreaterThan(0);
+      for (const pid of pids) process.kill(pid, 'SIGKILL');
+      const result = await run.result;
+      expect(result).toMatchObject({ ok: false, failure: { kind: 'substrate-exit' } });
+      expect(pidsBefore.length).toBeGreaterThan(0);
+      const after = await runtime.run({ program: 'return 3;' });
+      expect(after, JSON.stringify(after)).toMatchObject({ ok: true, value: 3 });
+    } finally {
+      await runtime.dispose();
+    }
+  });
+});
+
+const waitForever: HostFunction = () => new Promise(() => {});
+
+/** The worker processes this test process started (its children running the worker-process script). */
+function childPids(): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^[0-9]+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const command = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      if (parent === process.pid && command.includes('worker-process-main.js')) pids.push(Number(entry));
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return pids;
+}

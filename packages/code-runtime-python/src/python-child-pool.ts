@@ -3,9 +3,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { foreignText } from '@sluice/code-runtime';
 import { PythonChild } from './python-child.js';
 import { type InterpreterResolution, resolveInterpreter } from './python-interpreter.js';
-import { missingLayers } from './python-isolation.js';
+import { missingLayers, privateDirectoryProblem } from './python-isolation.js';
 import type { PythonRuntimeConfig } from './python-settings.js';
 import { HostSocketServer } from './python-socket-server.js';
 import { Zygote, zygoteResponseMs } from './python-zygote.js';
@@ -87,7 +88,7 @@ export class PythonChildPool {
       // A replacement forked now would compete with this run for the CPU; it is forked when this
       // child is gone instead, unless the spares have run dry.
       if (spare === undefined) this.#topUp(state);
-      else void child.gone.then(() => this.#topUp(state));
+      else child.gone.then(() => this.#topUp(state), ignoreRejection);
       const problem = await child.ready;
       if (problem === undefined && child.usable) return child;
       failure = problem ?? failure;
@@ -130,27 +131,32 @@ export class PythonChildPool {
     const { config } = this;
     const children = new Map<number, PythonChild>();
     let state: ZygoteState | undefined;
-    const zygote = new Zygote(
-      {
-        executable: environment.executable,
-        flags: zygoteFlags(config),
-        script: zygoteScript,
-        config: {
-          socket: environment.server.path,
-          directory: environment.directory,
-          memoryBytes: config.memoryBytes,
-          cpuSeconds: config.cpuSeconds,
-          requiredBytes: config.requiredBytes,
-          disabledLayers: this.options.disabledLayers ?? [],
+    let zygote: Zygote;
+    try {
+      zygote = new Zygote(
+        {
+          executable: environment.executable,
+          flags: zygoteFlags(config),
+          script: zygoteScript,
+          config: {
+            socket: environment.server.path,
+            directory: environment.directory,
+            memoryBytes: config.memoryBytes,
+            cpuSeconds: config.cpuSeconds,
+            requiredBytes: config.requiredBytes,
+            disabledLayers: this.options.disabledLayers ?? [],
+          },
         },
-      },
-      (report) => this.#route(children, report),
-      (message) => {
-        for (const child of children.values()) child.orphaned(message);
-        if (state !== undefined && this.#state === state) this.#state = undefined;
-      },
-      this.options.zygoteResponseMs ?? zygoteResponseMs,
-    );
+        (report) => this.#route(children, report),
+        (message) => {
+          for (const child of children.values()) child.orphaned(message);
+          if (state !== undefined && this.#state === state) this.#state = undefined;
+        },
+        this.options.zygoteResponseMs ?? zygoteResponseMs,
+      );
+    } catch (error) {
+      return { failure: `The Python zygote process could not be started: ${foreignText(error, 512)}` };
+    }
     const ready = await zygote.ready;
     if ('failure' in ready) {
       const message = `The Python zygote did not start: ${ready.failure}`;
@@ -177,9 +183,21 @@ export class PythonChildPool {
       if ('failure' in interpreter) return interpreter;
       // Unix socket paths are short (108 bytes), so a long TMPDIR falls back to /tmp.
       const base = tmpdir().length > 60 ? '/tmp' : tmpdir();
-      const directory = await mkdtemp(join(base, 'sluice-python-'));
-      const server = await HostSocketServer.listen(join(directory, 'host.sock'));
-      return { executable: interpreter.executable, directory, server };
+      let directory: string;
+      try {
+        directory = await mkdtemp(join(base, 'sluice-python-'));
+      } catch (error) {
+        return { failure: `The Python runtime cannot run programs: ${privateDirectoryProblem(base, error)}.` };
+      }
+      try {
+        const server = await HostSocketServer.listen(join(directory, 'host.sock'));
+        return { executable: interpreter.executable, directory, server };
+      } catch (error) {
+        await rm(directory, { recursive: true, force: true }).catch(ignoreRejection);
+        return {
+          failure: `The Python runtime cannot run programs: the host socket could not be opened in ${directory} (${foreignText(error, 512)}).`,
+        };
+      }
     })();
     return this.#environment;
   }
@@ -214,11 +232,11 @@ export class PythonChildPool {
     while (!this.#closed && this.#spares.length < target && !state.zygote.dead) {
       const spare = this.#fork(state);
       this.#spares.push(spare);
-      void spare.ready.then((problem) => {
+      spare.ready.then((problem) => {
         if (problem === undefined) return;
         const index = this.#spares.indexOf(spare);
         if (index !== -1) this.#spares.splice(index, 1);
-      });
+      }, ignoreRejection);
     }
   }
 
@@ -226,3 +244,6 @@ export class PythonChildPool {
     if (report.type === 'exit') children.get(report.run)?.exited(report);
   }
 }
+
+/** For promises that never reject by construction (`ready`, `gone`): a rejection path the checker can see. */
+function ignoreRejection(): void {}

@@ -1,5 +1,6 @@
 import { rm } from 'node:fs/promises';
 import type { Socket } from 'node:net';
+import { foreignText } from '@sluice/code-runtime';
 import type { RunController } from '@sluice/code-runtime-kit';
 import { JsonLineReader } from '@sluice/code-runtime-kit';
 import { ChildLogs } from './python-child-logs.js';
@@ -105,7 +106,7 @@ export class PythonChild {
     this.#exit = report;
     if (this.#state === 'starting') this.#fail(this.#startFailure(report));
     if (this.#released) {
-      void this.#cleanUp();
+      this.#cleanUp();
     } else if (this.#run === undefined) {
       this.#release();
     } else {
@@ -208,14 +209,26 @@ export class PythonChild {
       return;
     }
     this.#lastCallId = frame.id;
-    void run.call(frame.namespace, frame.name, frame.input).then((reply) => {
-      if (reply === undefined || run.ended) return;
-      this.#write(
-        reply.ok
-          ? { v: wireProtocolVersion, type: 'reply', id: frame.id, ok: true, value: reply.value }
-          : { v: wireProtocolVersion, type: 'reply', id: frame.id, ok: false, error: reply.error },
-      );
-    });
+    run.call(frame.namespace, frame.name, frame.input).then(
+      (reply) => {
+        if (reply === undefined || run.ended) return;
+        this.#write(
+          reply.ok
+            ? { v: wireProtocolVersion, type: 'reply', id: frame.id, ok: true, value: reply.value }
+            : { v: wireProtocolVersion, type: 'reply', id: frame.id, ok: false, error: reply.error },
+        );
+      },
+      (error: unknown) => {
+        // The run controller replies rather than rejects; should it ever reject, the run still ends as a result.
+        run.finish({
+          ok: false,
+          failure: {
+            kind: 'substrate-exit',
+            message: `The host could not serve call ${frame.id}: ${foreignText(error, 1024)}`,
+          },
+        });
+      },
+    );
   }
 
   #write(frame: object): void {
@@ -291,13 +304,17 @@ export class PythonChild {
       }
     }
     for (const socket of this.#sockets.values()) socket.destroy();
-    if (this.#exit !== undefined) void this.#cleanUp();
+    if (this.#exit !== undefined) this.#cleanUp();
   }
 
-  async #cleanUp(): Promise<void> {
+  #cleanUp(): void {
     clearTimeout(this.#exitTimer);
     // The zygote removes the directory before it reports an exit; a child orphaned by a dead zygote has no report.
-    if (this.#exit?.error !== undefined) await rm(this.directory, { recursive: true, force: true }).catch(() => {});
-    this.#settleGone();
+    if (this.#exit?.error === undefined) {
+      this.#settleGone();
+      return;
+    }
+    const settle = () => this.#settleGone();
+    rm(this.directory, { recursive: true, force: true }).then(settle, settle);
   }
 }

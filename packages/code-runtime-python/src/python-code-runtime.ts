@@ -2,11 +2,11 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BindingEntry } from '@sluice/code-runtime';
+import { type BindingEntry, foreignText } from '@sluice/code-runtime';
 import { CodeRuntimeBase, type RunController } from '@sluice/code-runtime-kit';
 import { type PoolOptions, PythonChildPool, zygoteFlags, zygoteScript } from './python-child-pool.js';
 import { resolveInterpreterSync } from './python-interpreter.js';
-import { isolationSentence } from './python-isolation.js';
+import { isolationSentence, privateDirectoryProblem } from './python-isolation.js';
 import { type PythonCodeRuntimeSettings, type PythonRuntimeConfig, resolvePythonSettings } from './python-settings.js';
 import { parseZygoteReport, type ReadyReport } from './wire-frames.js';
 
@@ -43,15 +43,27 @@ export class PythonCodeRuntime extends CodeRuntimeBase {
 
   protected launch(run: RunController, program: string): void {
     const bindings = bindingNames(run.bindings);
-    void this.#pool.acquire().then((child) => {
-      if ('failure' in child) {
-        run.finish({ ok: false, failure: { kind: 'substrate-exit', message: child.failure } });
-      } else if (run.ended) {
-        child.discard();
-      } else {
-        child.assign(run, program, bindings);
-      }
-    });
+    this.#pool.acquire().then(
+      (child) => {
+        if ('failure' in child) {
+          run.finish({ ok: false, failure: { kind: 'substrate-exit', message: child.failure } });
+        } else if (run.ended) {
+          child.discard();
+        } else {
+          child.assign(run, program, bindings);
+        }
+      },
+      (error: unknown) => {
+        // The pool turns every failure it knows of into a `failure`; anything else still ends the run as a result.
+        run.finish({
+          ok: false,
+          failure: {
+            kind: 'substrate-exit',
+            message: `The Python runtime could not start a child for the program: ${foreignText(error, 1024)}`,
+          },
+        });
+      },
+    );
   }
 
   protected shutdown(): Promise<void> {
@@ -81,7 +93,12 @@ function bindingNames(bindings: ReadonlyMap<string, BindingEntry>): Map<string, 
 function probeSync(config: PythonRuntimeConfig): ReadyReport | string {
   const interpreter = resolveInterpreterSync(config);
   if ('failure' in interpreter) return interpreter.failure;
-  const directory = mkdtempSync(join(tmpdir(), 'sluice-python-probe-'));
+  let directory: string;
+  try {
+    directory = mkdtempSync(join(tmpdir(), 'sluice-python-probe-'));
+  } catch (error) {
+    return `${privateDirectoryProblem(tmpdir(), error)}, so no containment layer could be applied`;
+  }
   try {
     const probeConfig = {
       socket: '',

@@ -1,4 +1,5 @@
 import { execFile, spawnSync } from 'node:child_process';
+import { foreignText } from '@sluice/code-runtime';
 import { type PythonRuntimeConfig, pythonExecutableVariable } from './python-settings.js';
 
 /** The real interpreter behind the configured command. */
@@ -86,7 +87,7 @@ function spawnFailure(error: NodeJS.ErrnoException): string {
   if (error.code === 'ENOENT') return 'it was not found';
   if (error.code === 'EACCES') return 'it is not executable';
   if (error.code === 'ETIMEDOUT' || (error as { killed?: boolean }).killed) return 'it did not answer in time';
-  return `it could not be started (${error.message})`;
+  return `it could not be started (${foreignText(error, 512)})`;
 }
 
 function describeFailure(config: PythonRuntimeConfig, problem: string): string {

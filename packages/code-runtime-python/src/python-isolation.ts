@@ -1,3 +1,4 @@
+import { foreignText } from '@sluice/code-runtime';
 import type { PythonRuntimeConfig } from './python-settings.js';
 import type { ReadyReport } from './wire-frames.js';
 
@@ -54,4 +55,9 @@ export function isolationSentence(ready: ReadyReport, config: PythonRuntimeConfi
     `It shares the host's kernel and user id (${ready.euid === 0 ? 'root' : `uid ${ready.euid}`}): a kernel exploit escapes. Nothing relies on Python-level restrictions.`,
   );
   return parts.join(' ');
+}
+
+/** Why the private directory could not be made in `base`, for `isolation` and a `substrate-exit` message. */
+export function privateDirectoryProblem(base: string, error: unknown): string {
+  return `the private working directory could not be created in ${base} (${foreignText(error, 512)})`;
 }

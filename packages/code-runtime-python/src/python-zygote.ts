@@ -1,4 +1,5 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { foreignText } from '@sluice/code-runtime';
 import { JsonLineReader } from '@sluice/code-runtime-kit';
 import { parseZygoteReport, type ReadyReport, wireProtocolVersion, type ZygoteReport } from './wire-frames.js';
 
@@ -166,5 +167,5 @@ export class Zygote {
 function spawnProblem(executable: string, error: NodeJS.ErrnoException): string {
   if (error.code === 'ENOENT') return `${executable} was not found`;
   if (error.code === 'EACCES') return `${executable} is not executable`;
-  return `${executable} could not be started: ${error.message}`;
+  return `${executable} could not be started: ${foreignText(error, 512)}`;
 }

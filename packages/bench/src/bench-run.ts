@@ -1,7 +1,7 @@
 // `pnpm bench`: runs every suite in bench-suites.ts in its own Node process, prints one table
 // with the anchors side by side and the ratios against the targets, and writes it to results/.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { ensureAnchors } from './bench-anchors.js';
@@ -42,9 +42,19 @@ for (const modulePath of benchSuites) {
 const machine = `Node ${process.version}, ${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown CPU'}), load average ${loadavg()
   .map((value) => value.toFixed(2))
   .join(' ')} at the end, scale ${scale}, ${codeVersion()}`;
-const report = formatReport(rows, machine, new Date());
-console.log(`\n${report}`);
 const resultsDir = join(packageDir, 'results');
+const report = `${formatReport(rows, machine, new Date())}${lastSoak(join(resultsDir, 'soak.md'))}`;
+console.log(`\n${report}`);
 mkdirSync(resultsDir, { recursive: true });
 writeFileSync(join(resultsDir, 'latest.md'), report);
 console.log(`bench: wrote ${join('packages', 'bench', 'results', 'latest.md')}`);
+
+/** The summary of the last soak (it takes minutes, so `pnpm bench` quotes it rather than running it). */
+function lastSoak(path: string): string {
+  const intro = '\n## Host survives: the last soak\n\n';
+  if (!existsSync(path)) return `${intro}No soak has run here yet: \`pnpm --filter @sluice/bench soak\`.\n`;
+  const lines = readFileSync(path, 'utf8').split('\n');
+  const checks = lines.filter((line) => /^- (pass|FAIL): /.test(line));
+  const heading = lines[0]?.replace(/^# /, '') ?? '';
+  return `${intro}From \`results/soak.md\`, run separately with \`pnpm --filter @sluice/bench soak\`. ${heading}: ${lines[2] ?? ''}\n\n${checks.join('\n')}\n`;
+}

@@ -36,7 +36,8 @@ export type StopCause = 'cpu-time' | 'heap' | 'external-memory' | 'protocol' | '
 export type ProcessToHost =
   /** A worker thread is up and idle: the next `run` may come. */
   | { readonly type: 'ready' }
-  | { readonly type: 'log'; readonly seq: number; readonly level: string; readonly text: string }
+  /** Lines the program printed, in order: `[level, text]` each. */
+  | { readonly type: 'logs'; readonly seq: number; readonly lines: ReadonlyArray<readonly [string, string]> }
   /** A host call; `input` is the prelude's encoding (`T<json>` or `V<violation>`). */
   | {
       readonly type: 'call';

@@ -250,7 +250,7 @@ export class WorkerProcess {
     const active = this.#active;
     // Frames of a run that already ended (its last lines, a late call) are dropped.
     if (active === undefined || fields.seq !== active.seq || active.run.ended) return;
-    if (type === 'log') this.#onLog(active, fields.level, fields.text);
+    if (type === 'logs') this.#onLogs(active, fields.lines);
     else if (type === 'call') this.#onCall(active, fields);
     else if (type === 'done') this.#onDone(active, fields);
     else if (type === 'stopped') this.#onStopped(active, fields.cause, fields.detail, fields.cpuMs);
@@ -264,13 +264,20 @@ export class WorkerProcess {
     this.#onFree(this, true);
   }
 
-  #onLog(active: ActiveRun, level: unknown, text: unknown): void {
-    if (typeof level !== 'string' || !levels.has(level) || typeof text !== 'string') {
+  #onLogs(active: ActiveRun, lines: unknown): void {
+    if (!Array.isArray(lines)) {
       this.#refuse('a malformed log frame');
       return;
     }
-    const mapped = mapProgramPositions(active.program, text);
-    if (mapped !== undefined) active.run.log(level as LogLevel, mapped);
+    for (const line of lines) {
+      const [level, text] = Array.isArray(line) ? (line as unknown[]) : [];
+      if (typeof level !== 'string' || !levels.has(level) || typeof text !== 'string') {
+        this.#refuse('a malformed log line');
+        return;
+      }
+      const mapped = mapProgramPositions(active.program, text);
+      if (mapped !== undefined) active.run.log(level as LogLevel, mapped);
+    }
   }
 
   #onCall(active: ActiveRun, fields: Record<string, unknown>): void {

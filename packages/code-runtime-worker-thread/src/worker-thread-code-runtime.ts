@@ -43,7 +43,7 @@ export function describeWorkerThreadIsolation(
   if (containment.nice) layers.push('a lower priority (nice +5)');
   if (containment.permissions) {
     layers.push(
-      "Node's permission model (no file reads beyond its own script, no file writes, no child processes, no addons)",
+      "Node's permission model (no file reads beyond its own script and package.json, no file writes, no child processes, no addons)",
     );
   }
   const missing = missingLayers(containment);

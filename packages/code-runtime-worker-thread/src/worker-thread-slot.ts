@@ -167,13 +167,17 @@ export class WorkerSlot {
     this.#end(active, false);
   }
 
+  /** Relays the lines printed up to `end` (by default all published) as one frame. */
   #drainLogs(active: ActiveRun, end?: number, everything = false): boolean {
     if (this.#active !== active || active.ended) return true;
-    return this.#logs.read(
-      (level, text) => this.#send({ type: 'log', seq: active.seq, level, text }),
+    const lines: Array<[string, string]> = [];
+    const wellFormed = this.#logs.read(
+      (level, text) => lines.push([level, text]),
       end,
       (callId) => everything || active.callIds.has(callId),
     );
+    if (lines.length > 0) this.#send({ type: 'logs', seq: active.seq, lines });
+    return wellFormed;
   }
 
   #end(active: ActiveRun, clean: boolean): void {

@@ -128,7 +128,15 @@ await Promise.all(
   }),
 );
 const seconds = (performance.now() - started) / 1000;
-await Promise.all(Object.values(runtimes).map((runtime) => runtime.dispose()));
+const disposeGraceMs = 30_000;
+let disposeTimer: NodeJS.Timeout | undefined;
+const disposed = await Promise.race([
+  Promise.all(Object.values(runtimes).map((runtime) => runtime.dispose())).then(() => true),
+  new Promise<false>((resolve) => {
+    disposeTimer = setTimeout(() => resolve(false), disposeGraceMs);
+  }),
+]);
+clearTimeout(disposeTimer);
 const afterDispose = sampleHost(settled);
 
 const figures = trends(samples);
@@ -138,6 +146,7 @@ const checks = [
     text: `every run settled within its wall clock + ${settleGraceMs / 1000} s (${unsettled} did not)`,
   },
   { ok: rejected === 0, text: `no run() promise rejected (${rejected} did)` },
+  { ok: disposed, text: `both runtimes disposed within ${disposeGraceMs / 1000} s` },
   {
     ok: hostFaults.length === 0,
     text: `no unhandled rejection or uncaught exception in the host (${hostFaults.length})`,

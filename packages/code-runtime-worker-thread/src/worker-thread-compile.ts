@@ -1,6 +1,6 @@
 import { SourceMap } from 'node:module';
-import type { ExceptionFailure } from '@sluice/code-runtime';
-import { type Message, transform } from 'esbuild';
+import type { CodeRunFailure, ExceptionFailure } from '@sluice/code-runtime';
+import { type Message, stop, transform } from 'esbuild';
 
 /** A program ready for a worker: JavaScript plus the source map back to what the model wrote. */
 export interface CompiledProgram {
@@ -13,7 +13,7 @@ export interface CompiledProgram {
 /** The outcome of compiling one program. */
 export type CompileResult =
   | { readonly ok: true; readonly program: CompiledProgram }
-  | { readonly ok: false; readonly failure: ExceptionFailure };
+  | { readonly ok: false; readonly failure: CodeRunFailure };
 
 // The program is the body of an async function; the wrapper takes one line of its own, so the
 // model's line N is line N + 1 of what esbuild sees, and the source map undoes that.
@@ -38,12 +38,13 @@ export class ProgramCompiler {
       return cached;
     }
     const result = await this.#transform(source);
+    if (!result.ok && result.failure.kind !== 'exception') return result;
     this.#cache.set(source, result);
     if (this.#cache.size > cacheEntries) this.#cache.delete(this.#cache.keys().next().value!);
     return result;
   }
 
-  async #transform(source: string): Promise<CompileResult> {
+  async #transform(source: string, retry = true): Promise<CompileResult> {
     try {
       const output = await transform(`${prefix}${source}${suffix}`, {
         loader: 'ts',
@@ -58,12 +59,18 @@ export class ProgramCompiler {
       const messages = (error as { errors?: Message[] }).errors;
       const first = messages?.[0];
       if (first === undefined) {
+        // Not the program's fault: esbuild's service process died (killed, out of memory). A
+        // stopped service restarts on the next call, so try once more before giving up.
+        if (retry) {
+          await stop();
+          return this.#transform(source, false);
+        }
         return {
           ok: false,
           failure: {
-            kind: 'exception',
-            name: 'SyntaxError',
-            message: `The program could not be compiled: ${error instanceof Error ? error.message : String(error)}`,
+            kind: 'substrate-exit',
+            message:
+              'The TypeScript compiler (esbuild) stopped working, so the program could not be prepared; nothing ran. Run it again.',
           },
         };
       }

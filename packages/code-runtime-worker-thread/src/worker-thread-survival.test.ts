@@ -106,10 +106,27 @@ describe('worker-thread: a dead worker process', () => {
   });
 });
 
+describe('worker-thread: a dead TypeScript compiler', () => {
+  it('restarts esbuild when its service process was killed, instead of failing every program as a syntax error', async () => {
+    const runtime = createWorkerThreadCodeRuntime({ poolSize: 1 });
+    try {
+      expect(await runtime.run({ program: 'const a: number = 1; return a;' })).toMatchObject({ ok: true, value: 1 });
+      const services = childPids('--service=');
+      expect(services.length).toBeGreaterThan(0);
+      for (const pid of services) process.kill(pid, 'SIGKILL');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const after = await runtime.run({ program: 'const b: number = 2; return b;' });
+      expect(after, JSON.stringify(after)).toMatchObject({ ok: true, value: 2 });
+    } finally {
+      await runtime.dispose();
+    }
+  });
+});
+
 const waitForever: HostFunction = () => new Promise(() => {});
 
-/** The worker processes this test process started (its children running the worker-process script). */
-function childPids(): number[] {
+/** The children of this test process whose command line contains `marker`: by default its worker processes. */
+function childPids(marker = 'worker-process-main.js'): number[] {
   const pids: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^[0-9]+$/.test(entry)) continue;
@@ -117,7 +134,7 @@ function childPids(): number[] {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
       const command = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
-      if (parent === process.pid && command.includes('worker-process-main.js')) pids.push(Number(entry));
+      if (parent === process.pid && command.includes(marker)) pids.push(Number(entry));
     } catch {
       // The process ended while we looked.
     }

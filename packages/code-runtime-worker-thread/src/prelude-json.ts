@@ -7,10 +7,13 @@ import type { PreludeIntrinsics } from './prelude-intrinsics.js';
  * The returned function walks a program value exactly as `findJsonViolation` in the contract does
  * (same order, same refusals), writing compact JSON text as it goes. It returns `'T' + text`,
  * `'V' + violation JSON` for the first violation, or `'L'` when the text would pass `limitChars`
- * UTF-16 units (a lower bound on its UTF-8 size) and the value is otherwise valid. Getters are
+ * UTF-16 units (a lower bound on its UTF-8 size) and the value is otherwise valid. An object nested
+ * `depthLimit` levels deep is refused as `depth`, as the contract's `measureJson` refuses it. Getters are
  * never invoked; `toJSON` is never called; Proxy traps run, here in the context, and nowhere else.
  */
-export function makeJsonWriter(intrinsics: PreludeIntrinsics): (value: unknown, limitChars: number) => string {
+export function makeJsonWriter(
+  intrinsics: PreludeIntrinsics,
+): (value: unknown, limitChars: number, depthLimit: number) => string {
   const {
     apply,
     keys,
@@ -101,7 +104,7 @@ export function makeJsonWriter(intrinsics: PreludeIntrinsics): (value: unknown, 
     return typeof name === 'string' ? name : '';
   }
 
-  return function writeJson(value: unknown, limitChars: number): string {
+  return function writeJson(value: unknown, limitChars: number, depthLimit: number): string {
     const stack = create(null) as Record<number, Frame>;
     let top = 0;
     const ancestors = new MapConstructor<object, number>();
@@ -146,6 +149,7 @@ export function makeJsonWriter(intrinsics: PreludeIntrinsics): (value: unknown, 
       if (!emitting && apply(mapHas, checked, [current])) continue;
       const cycleDepth = apply(mapGet, ancestors, [current]) as number | undefined;
       if (cycleDepth !== undefined) return violation(node, 'cycle', cycleDepth);
+      if (node.depth >= depthLimit) return violation(node, 'depth', depthLimit);
       const array = isArray(current);
       const prototype = getPrototypeOf(current);
       if (array && prototype !== arrayPrototype) return violation(node, 'foreign-array');

@@ -20,7 +20,7 @@ export type Pump = (operation: string, first?: unknown, second?: unknown, third?
 export function preludeMain(
   capture: () => PreludeIntrinsics,
   makeLogs: typeof makeLogWriter,
-  makeJsonWriter: (intrinsics: PreludeIntrinsics) => (value: unknown, limitChars: number) => string,
+  makeJsonWriter: (intrinsics: PreludeIntrinsics) => (value: unknown, limitChars: number, depthLimit: number) => string,
   makeInspector: (intrinsics: PreludeIntrinsics, printf: typeof makePrintf) => (args: readonly unknown[]) => string,
   printf: typeof makePrintf,
   meter: typeof installMeter,
@@ -41,7 +41,7 @@ export function preludeMain(
   delete global.Atomics;
   delete global.WebAssembly;
 
-  let config = { logBytes: 0, valueBytes: 0, hostCalls: 0, timers: 0, maxDelayMs: 0 };
+  let config = { logBytes: 0, valueBytes: 0, hostCalls: 0, timers: 0, maxDelayMs: 0, depthLimit: 0 };
   let logs: PreludeLogWriter | undefined;
   let logBuffer: SharedArrayBuffer | undefined;
   const writeLog = (level: number, text: string) => logs?.write(level, text);
@@ -172,7 +172,7 @@ export function preludeMain(
         }
         const input = args.length === 0 || args[0] === undefined ? null : args[0];
         const id = callCount;
-        const encoded = writeJson(input, 1 / 0);
+        const encoded = writeJson(input, 1 / 0, config.depthLimit);
         logs?.marker(id);
         post(`["call",${logPosition()},${id},${stringify(namespace)},${stringify(name)},${stringify(encoded)}]`);
         return new PromiseConstructor((resolve, reject) => {
@@ -221,7 +221,7 @@ export function preludeMain(
       apply(promiseThen, completion, [
         (value: unknown) => {
           if (value === undefined) finish('"none"');
-          else finish(`"value",${stringify(writeJson(value, config.valueBytes))}`);
+          else finish(`"value",${stringify(writeJson(value, config.valueBytes, config.depthLimit))}`);
         },
         fail,
       ]);

@@ -14,6 +14,8 @@ export interface WorkerProcessBoot {
   readonly timers: number;
   readonly wallTimeMs: number;
   readonly cpuTimeMs: number;
+  /** Nesting at which a value crossing the boundary is refused (the contract's `jsonDepthLimit`). */
+  readonly depthLimit: number;
 }
 
 /** What the host sends the child. */

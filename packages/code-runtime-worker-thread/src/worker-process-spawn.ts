@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { jsonDepthLimit } from '@sluice/code-runtime';
 import type { WorkerProcessBoot } from './worker-process-frames.js';
 import type { ResolvedWorkerThreadSettings } from './worker-thread-settings.js';
 
@@ -104,6 +105,7 @@ export function spawnWorkerProcess(
     timers: settings.timers,
     wallTimeMs: settings.wallTimeMs,
     cpuTimeMs: settings.cpuTimeMs,
+    depthLimit: jsonDepthLimit,
   };
   const node = [
     process.execPath,

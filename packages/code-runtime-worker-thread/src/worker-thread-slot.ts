@@ -55,6 +55,7 @@ export class WorkerSlot {
         timers: boot.timers,
         maxDelayMs: boot.wallTimeMs,
         memoryBytes: boot.memoryBytes,
+        depthLimit: boot.depthLimit,
       }),
     };
     this.#worker = new Worker(workerSource, {

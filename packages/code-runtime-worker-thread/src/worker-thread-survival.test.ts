@@ -67,16 +67,25 @@ describe('worker-thread: the host survives what a program does to its memory', (
     });
   }
 
-  it('ends a million-deep argument and return value as results', { timeout: 120_000 }, async () => {
-    const nest = 'let deep: unknown = 0;\nfor (let i = 0; i < 1_000_000; i += 1) deep = [deep];\n';
-    const argument = await runtime.run({
-      program: `${nest}try { await tools.echo(deep); return 'sent'; } catch (error) { return String(error).slice(0, 200); }`,
-      bindings: { tools: { echo } },
-    });
-    expect(['ok', 'exception', 'invalid-output', 'output-limit', 'memory']).toContain(kindOf(argument));
-    const returned = await runtime.run({ program: `${nest}return deep;` });
-    expect(returned.ok).toBe(false);
-    await stillServes(runtime);
+  it('refuses a million-deep argument and return value with the path and the depth limit', {
+    timeout: 120_000,
+  }, async () => {
+    const roomy = createWorkerThreadCodeRuntime({ cpuTimeMs: 100_000, wallTimeMs: 100_000 });
+    try {
+      const nest = 'let deep: unknown = 0;\nfor (let i = 0; i < 1_000_000; i += 1) deep = [deep];\n';
+      const argument = await roomy.run({
+        program: `${nest}try { await tools.echo(deep); return 'sent'; } catch (error) { return String(error); }`,
+        bindings: { tools: { echo } },
+      });
+      expect(argument).toMatchObject({ ok: true });
+      expect(argument.ok ? String(argument.value) : '').toContain('nested deeper than 512 levels');
+      const returned = await roomy.run({ program: `${nest}return deep;` });
+      expect(returned).toMatchObject({ ok: false, failure: { kind: 'invalid-output' } });
+      expect(returned.ok ? '' : returned.failure.message).toContain('nested deeper than 512 levels');
+      await stillServes(roomy);
+    } finally {
+      await roomy.dispose();
+    }
   });
 });
 

@@ -1,4 +1,4 @@
-import { findJsonViolation } from '@sluice/code-runtime';
+import { findJsonViolation, jsonDepthLimit, measureJson } from '@sluice/code-runtime';
 import { describe, expect, it } from 'vitest';
 import { captureIntrinsics } from './prelude-intrinsics.js';
 import { makeJsonWriter } from './prelude-json.js';
@@ -47,20 +47,31 @@ const refused: Array<[string, unknown]> = [
 
 describe('prelude JSON writer and rebuildViolation', () => {
   it.each(refused)('reports %s exactly as the contract does', (_label, value) => {
-    const written = writeJson(value, Number.POSITIVE_INFINITY);
+    const written = writeJson(value, Number.POSITIVE_INFINITY, jsonDepthLimit);
     expect(written[0]).toBe('V');
     const rebuilt = rebuildViolation(JSON.parse(written.slice(1)));
     expect(findJsonViolation(rebuilt)).toEqual(findJsonViolation(value));
   });
 
+  it('refuses a value nested past the depth limit at the same place as the contract, without recursion', () => {
+    let deep: unknown = 0;
+    for (let level = 0; level < 1_000_000; level += 1) deep = { next: deep };
+    const written = writeJson(deep, Number.POSITIVE_INFINITY, jsonDepthLimit);
+    expect(written[0]).toBe('V');
+    const rebuilt = rebuildViolation(JSON.parse(written.slice(1)));
+    const options = { depthLimit: jsonDepthLimit };
+    expect(measureJson(rebuilt, options)).toEqual(measureJson(deep, options));
+    expect(measureJson(rebuilt, options).ok).toBe(false);
+  });
+
   it('writes lossless values as the same JSON text as JSON.stringify', () => {
     const shared = { shared: true };
     const value = { text: 'héllo ✓ 🌊 "quoted"', list: [1, -2.5, 1e21, null, true, shared, shared], empty: {}, '': [] };
-    expect(writeJson(value, Number.POSITIVE_INFINITY)).toBe(`T${JSON.stringify(value)}`);
+    expect(writeJson(value, Number.POSITIVE_INFINITY, jsonDepthLimit)).toBe(`T${JSON.stringify(value)}`);
   });
 
   it('stops writing past the limit but still finds a later violation', () => {
-    expect(writeJson({ long: 'x'.repeat(100) }, 50)).toBe('L');
-    expect(writeJson({ long: 'x'.repeat(100), bad: Number.NaN }, 50)[0]).toBe('V');
+    expect(writeJson({ long: 'x'.repeat(100) }, 50, jsonDepthLimit)).toBe('L');
+    expect(writeJson({ long: 'x'.repeat(100), bad: Number.NaN }, 50, jsonDepthLimit)[0]).toBe('V');
   });
 });

@@ -94,6 +94,13 @@ describe('foreignText', () => {
     expect(text).toMatch(/ … \[cut: 5000000 characters in all\]$/);
   });
 
+  it('gives the stack when asked, and the message when the stack cannot be read', () => {
+    expect(foreignText(new Error('boom'), 4096, { stack: true })).toMatch(/^Error: boom\n\s+at /);
+    const hidden = Object.defineProperty(new Error('boom'), 'stack', { get: thrower });
+    expect(foreignText(hidden, 4096, { stack: true })).toBe('boom');
+    expect(foreignText('plain', 4096, { stack: true })).toBe('plain');
+  });
+
   it('cuts a huge string thrown as is', () => {
     expect(utf8ByteLength(foreignText('é'.repeat(1_000_000), 100))).toBeLessThanOrEqual(100);
   });

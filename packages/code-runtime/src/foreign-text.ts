@@ -10,8 +10,22 @@ const unreadable = 'a value that could not be read';
  * `Symbol.toPrimitive` and Proxy trap that throws is skipped to the next way of reading, down to a
  * fixed sentence. It may still run the value's own getters, as reading an error always does.
  */
-export function foreignText(value: unknown, maxBytes = Number.POSITIVE_INFINITY): string {
+export function foreignText(
+  value: unknown,
+  maxBytes = Number.POSITIVE_INFINITY,
+  options: ForeignTextOptions = {},
+): string {
+  if (options.stack === true) {
+    const stack = attempt(() => (isError(value as object) ? (value as { stack?: unknown }).stack : undefined));
+    if (typeof stack === 'string' && stack !== '') return cutUtf8(stack, maxBytes);
+  }
   return cutUtf8(readText(value), maxBytes);
+}
+
+/** Options of {@link foreignText}. */
+export interface ForeignTextOptions {
+  /** Give an Error's `stack` (which starts with its message) when it is a readable string. For operators' logs, not for models. */
+  readonly stack?: boolean;
 }
 
 function readText(value: unknown): string {

@@ -53,7 +53,7 @@ export { InvalidRequestError, type InvalidRequestErrorOptions } from './errors/i
 export { InvalidSettingsError, type InvalidSettingsErrorOptions } from './errors/invalid-settings-error.js';
 export { RuntimeDisposedError } from './errors/runtime-disposed-error.js';
 export { SluiceError, type SluiceErrorOptions } from './errors/sluice-error.js';
-export { foreignErrorMessage, foreignText } from './foreign-text.js';
+export { type ForeignTextOptions, foreignErrorMessage, foreignText } from './foreign-text.js';
 export type { JsonArray, JsonObject, JsonValue } from './json-value.js';
 export {
   describeJsonViolation,

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { foreignText } from '@sluice/code-runtime';
 import { runCli } from './cli-main.js';
 
 const controller = new AbortController();
@@ -27,8 +28,6 @@ try {
     controller.signal,
   );
 } catch (error) {
-  process.stderr.write(
-    `sluice: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-  );
+  process.stderr.write(`sluice: internal error: ${foreignText(error, 64 * 1024, { stack: true })}\n`);
   process.exitCode = 1;
 }

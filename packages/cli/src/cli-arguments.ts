@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { foreignText } from '@sluice/code-runtime';
 import { UsageError } from './cli-io.js';
 
 /** A parsed command line. */
@@ -95,7 +96,7 @@ function parse(command: string, args: string[], options: Options, maxPositionals
 
 function describeParseError(command: string, error: unknown, options: Options): string {
   const code = (error as { code?: string }).code;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = foreignText(error, 4096);
   const option = /'(-{1,2}[^'\s]+)/.exec(message)?.[1] ?? 'an option';
   const known = Object.keys(options).map((name) => `--${name}`);
   switch (code) {

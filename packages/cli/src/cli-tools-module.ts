@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { JsonObject } from '@sluice/code-runtime';
+import { foreignText, type JsonObject } from '@sluice/code-runtime';
 import type { Tool } from '@sluice/permissions';
 import { UsageError } from './cli-io.js';
 
@@ -30,7 +30,7 @@ export async function loadToolsModule(path: string, cwd: string): Promise<Tool[]
       namespace = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
     }
   } catch (error) {
-    const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    const reason = foreignText(error, 4096).split('\n')[0];
     throw new UsageError(`The tools module ${path} failed to load: ${reason}`);
   }
   const tools = collectTools(namespace, path);

@@ -1,7 +1,13 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type CodeRunResult, InvalidRequestError, truncateUtf8, utf8ByteLength } from '@sluice/code-runtime';
+import {
+  type CodeRunResult,
+  foreignText,
+  InvalidRequestError,
+  truncateUtf8,
+  utf8ByteLength,
+} from '@sluice/code-runtime';
 import { estimateTokens } from './declarations.js';
 import { renderSections } from './result-render.js';
 
@@ -81,7 +87,7 @@ function writeSpill(directory: string, runId: string, text: string): { path?: st
     writeFileSync(path, text, { mode: 0o600 });
     return { path };
   } catch (error) {
-    return { error: error instanceof Error ? error.message : String(error) };
+    return { error: foreignText(error, 1024) };
   }
 }
 

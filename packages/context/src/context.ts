@@ -126,7 +126,8 @@ class RegistryContext {
         this.#failures.push({ name, error });
       });
       this.#pending.add(disposal);
-      void disposal.finally(() => this.#pending.delete(disposal));
+      const settled = () => this.#pending.delete(disposal);
+      disposal.then(settled, settled);
     }
   }
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { foreignText } from '@sluice/code-runtime';
 import { runMcpCommand } from './mcp-command.js';
 
 const controller = new AbortController();
@@ -13,9 +14,7 @@ try {
     controller.signal,
   );
 } catch (error) {
-  process.stderr.write(
-    `sluice mcp: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-  );
+  process.stderr.write(`sluice mcp: internal error: ${foreignText(error, 64 * 1024, { stack: true })}\n`);
   process.exitCode = 1;
 }
 // Anything still holding the event loop (a stuck upstream) must not keep the process alive.

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { discoveryNamespace } from '@sluice/code-mode';
-import { type CodeRuntimeLanguage, InvalidSettingsError } from '@sluice/code-runtime';
+import { type CodeRuntimeLanguage, foreignText, InvalidSettingsError } from '@sluice/code-runtime';
 import { createPolicy, type Policy, type PolicyDefinition, parsePolicy, toolBindingName } from '@sluice/permissions';
 
 /** One upstream MCP server, as the common `mcpServers` format gives it: a command to spawn, speaking MCP over stdio. */
@@ -103,7 +103,7 @@ export async function loadMcpConfig(path: string): Promise<SluiceMcpConfig> {
     text = await readFile(absolute, 'utf8');
   } catch (error) {
     throw new InvalidSettingsError({
-      message: `Config file ${path} could not be read: ${(error as Error).message}.`,
+      message: `Config file ${path} could not be read: ${foreignText(error, 1024)}.`,
       setting: '(config)',
       cause: error,
     });
@@ -113,7 +113,7 @@ export async function loadMcpConfig(path: string): Promise<SluiceMcpConfig> {
     value = JSON.parse(text);
   } catch (error) {
     throw new InvalidSettingsError({
-      message: `Config file ${path} is not valid JSON: ${(error as Error).message}.`,
+      message: `Config file ${path} is not valid JSON: ${foreignText(error, 1024)}.`,
       setting: '(config)',
       cause: error,
     });
@@ -159,7 +159,7 @@ async function readPolicy(value: unknown, baseDirectory: string): Promise<Policy
     try {
       json = await readFile(path, 'utf8');
     } catch (error) {
-      fail('sluice.policy', `names a file that could not be read (${path}): ${(error as Error).message}`);
+      fail('sluice.policy', `names a file that could not be read (${path}): ${foreignText(error, 1024)}`);
     }
     return rethrowAt(`sluice.policy (${path})`, () => parsePolicy(json));
   }

@@ -9,7 +9,7 @@ import {
   type LoggingLevel,
   McpError,
 } from '@modelcontextprotocol/sdk/types.js';
-import { type CodeRuntime, InvalidSettingsError } from '@sluice/code-runtime';
+import { type CodeRuntime, foreignText, InvalidSettingsError } from '@sluice/code-runtime';
 import { createPythonCodeRuntime } from '@sluice/code-runtime-python';
 import { createWorkerThreadCodeRuntime } from '@sluice/code-runtime-worker-thread';
 
@@ -178,7 +178,7 @@ export function createSluiceMcpServer(config: SluiceMcpConfig, options: SluiceMc
       catalog().catch((error: unknown) => {
         // Closing while upstreams start disposes the runtime under the catalog: that is no failure to report.
         if (closing !== undefined) return;
-        log(`could not build the tool catalog: ${error instanceof Error ? error.message : String(error)}`);
+        log(`could not build the tool catalog: ${foreignText(error, 4096)}`);
       });
     },
     async ready() {

@@ -1,7 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
-import type { JsonValue } from '@sluice/code-runtime';
+import { foreignText, type JsonValue } from '@sluice/code-runtime';
 import type { UpstreamServerConfig } from './mcp-config.js';
 import { toolResultValue } from './upstream-result.js';
 
@@ -186,7 +186,7 @@ export class UpstreamServer {
 }
 
 function reason(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
+  const text = foreignText(error, 4096);
   return text.replace(/^MCP error -?\d+: /, '').replace(/\.$/, '');
 }
 

@@ -1,3 +1,4 @@
+import { foreignText } from '@sluice/code-runtime';
 import { createPolicy, deriveBindings, type JsonSchema, type Tool, toolBindingName } from '@sluice/permissions';
 import type { UpstreamServer } from './upstream-server.js';
 
@@ -25,7 +26,7 @@ export function upstreamTools(servers: readonly UpstreamServer[], warn: (line: s
         const binding = toolBindingName(name);
         path = `${binding.namespace}.${binding.name}`;
       } catch (error) {
-        warn(`[${server.name}] tool ${JSON.stringify(upstream.name)} is left out: ${(error as Error).message}`);
+        warn(`[${server.name}] tool ${JSON.stringify(upstream.name)} is left out: ${foreignText(error, 1024)}`);
         continue;
       }
       const earlier = taken.get(path);
@@ -67,7 +68,7 @@ function usable(tool: Tool, leftOut: (problem: string) => void): Tool | undefine
       deriveBindings([candidate], probePolicy);
       return undefined;
     } catch (error) {
-      return (error as Error).message;
+      return foreignText(error, 1024);
     }
   };
   if (compiles(tool) === undefined) return tool;

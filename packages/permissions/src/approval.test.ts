@@ -168,3 +168,31 @@ describe('approval', () => {
     expect(calls).toEqual([{ title: 'safe' }]);
   });
 });
+
+describe('approval with a hostile callback', () => {
+  const unreadable = () =>
+    Object.defineProperty(new Error('x'), 'message', {
+      get() {
+        throw new Error('getter');
+      },
+    });
+
+  it('denies, without throwing past the call, when the callback throws an error whose message getter throws', async () => {
+    const { bindings, calls, events } = setup(() => {
+      throw unreadable();
+    });
+    await expect(callBinding(bindings, 'github.create_issue', { title: 'a' })).rejects.toThrow('Permission denied');
+    expect(calls).toEqual([]);
+    expect(events[0]).toMatchObject({ approval: { outcome: 'error' } });
+  });
+
+  it('denies when the callback rejects with a Proxy whose every trap throws', async () => {
+    const trap = () => {
+      throw new Error('trap');
+    };
+    const proxy = new Proxy({}, { get: trap, getPrototypeOf: trap, ownKeys: trap, getOwnPropertyDescriptor: trap });
+    const { bindings, events } = setup(() => Promise.reject(proxy));
+    await expect(callBinding(bindings, 'github.create_issue', { title: 'a' })).rejects.toThrow('Permission denied');
+    expect(events[0]).toMatchObject({ approval: { outcome: 'error' } });
+  });
+});

@@ -1,4 +1,4 @@
-import type { JsonValue } from '@sluice/code-runtime';
+import { foreignText, type JsonValue } from '@sluice/code-runtime';
 import type { MatchedRule } from './policy-evaluate.js';
 
 /** What the approval callback is asked about: one call, with its real arguments. */
@@ -94,5 +94,5 @@ function readAnswer(value: unknown): { decision: 'allow' | 'deny'; reason?: stri
 }
 
 function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return foreignText(error, 1024);
 }

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { InvalidSettingsError } from '@sluice/code-runtime';
+import { foreignText, InvalidSettingsError } from '@sluice/code-runtime';
 import { createPolicy, type Policy } from './policy.js';
 import type { PolicyDefinition } from './policy-definition.js';
 
@@ -14,7 +14,7 @@ export function parsePolicy(json: string): Policy {
     definition = JSON.parse(json);
   } catch (error) {
     throw new InvalidSettingsError({
-      message: `Policy is not valid JSON: ${(error as Error).message}.`,
+      message: `Policy is not valid JSON: ${foreignText(error, 1024)}.`,
       setting: 'policy',
       cause: error,
     });
@@ -33,7 +33,7 @@ export async function loadPolicyFile(path: string | URL): Promise<Policy> {
     json = await readFile(path, 'utf8');
   } catch (error) {
     throw new InvalidSettingsError({
-      message: `Policy file ${String(path)} could not be read: ${(error as Error).message}.`,
+      message: `Policy file ${String(path)} could not be read: ${foreignText(error, 1024)}.`,
       setting: 'policy',
       cause: error,
     });

@@ -1,4 +1,4 @@
-import { InvalidSettingsError, type JsonValue } from '@sluice/code-runtime';
+import { foreignText, InvalidSettingsError, type JsonValue } from '@sluice/code-runtime';
 import { type ArgumentCheck, argumentPredicateKeys, compileArgumentCheck } from './argument-predicate.js';
 import type { ArgumentPredicate, PolicyDefinition, PolicyEffect, PolicyRule } from './policy-definition.js';
 import { compileToolPattern } from './tool-pattern.js';
@@ -120,7 +120,7 @@ function compilePredicate(where: string, value: unknown, field: string): Argumen
     try {
       new RegExp(predicate.matches, 'u');
     } catch (error) {
-      fail(`${field}.matches`, `is not a valid regular expression (${(error as Error).message})`);
+      fail(`${field}.matches`, `is not a valid regular expression (${foreignText(error, 1024)})`);
     }
   }
   if (predicate.relativeTo !== undefined) {
@@ -137,7 +137,7 @@ function compilePredicate(where: string, value: unknown, field: string): Argumen
     return compileArgumentCheck(where, predicate);
   } catch (error) {
     const part = predicate.within === undefined ? 'matches' : 'within';
-    fail(`${field}.${part}`, (error as Error).message);
+    fail(`${field}.${part}`, foreignText(error, 1024));
   }
 }
 

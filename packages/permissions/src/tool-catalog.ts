@@ -1,4 +1,4 @@
-import { InvalidRequestError } from '@sluice/code-runtime';
+import { foreignText, InvalidRequestError } from '@sluice/code-runtime';
 import { compileSchema, type SchemaCheck } from './schema-validator.js';
 import type { Tool } from './tool.js';
 import { mapToolName, type ToolBindingNameOptions } from './tool-binding-name.js';
@@ -59,7 +59,7 @@ function schema(value: unknown, field: string, label: string): SchemaCheck {
     return compileSchema(value as Tool['inputSchema']);
   } catch (error) {
     throw new InvalidRequestError({
-      message: `${label}: ${field.slice(field.indexOf('.') + 1)} is not a usable JSON Schema: ${(error as Error).message}.`,
+      message: `${label}: ${field.slice(field.indexOf('.') + 1)} is not a usable JSON Schema: ${foreignText(error, 1024)}.`,
       field,
       cause: error,
     });

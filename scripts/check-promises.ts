@@ -1,0 +1,143 @@
+// Every promise the host side starts has an owner (STYLE.md, "Patterns for hostile input"): it is
+// awaited, returned, stored, or given a rejection path. This check reads the sources with the
+// TypeScript compiler and flags a promise that is dropped without one:
+//   - an expression statement whose value is a promise (`run.result.then(done);`, `start();`),
+//   - `void <promise>` anywhere (`void run.result.then(done)`),
+// unless the promise is `x.catch(...)` or `x.then(onFulfilled, onRejected)`.
+// Biome's nursery `noFloatingPromises` accepts `void promise`, the very pattern that hid the bug.
+// `tsx scripts/check-promises.ts [root] [package...]` prints one line per finding and exits 1 when there are any.
+import { existsSync, readdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import ts from 'typescript';
+
+/** One promise without a rejection path. */
+export interface PromiseFinding {
+  readonly file: string;
+  /** 1-based. */
+  readonly line: number;
+  readonly text: string;
+}
+
+/**
+ * The packages whose host-side sources must give every promise an owner. `code-runtime-worker-thread`
+ * is left out while its substrate moves into a child process; `checkPromises(root, ['code-runtime-worker-thread'])`
+ * lists what is left to fix there.
+ */
+export const checkedPackages = [
+  'ai-sdk',
+  'cli',
+  'code-mode',
+  'code-runtime',
+  'code-runtime-kit',
+  'code-runtime-python',
+  'context',
+  'mcp',
+  'permissions',
+] as const;
+
+const compilerOptions: ts.CompilerOptions = {
+  target: ts.ScriptTarget.ES2023,
+  lib: ['lib.es2023.d.ts'],
+  module: ts.ModuleKind.NodeNext,
+  moduleResolution: ts.ModuleResolutionKind.NodeNext,
+  types: ['node'],
+  strict: true,
+  skipLibCheck: true,
+  noEmit: true,
+  resolveJsonModule: true,
+};
+
+/** The non-test TypeScript sources below `directory` (tests, fixtures and the CLI's demo programs are left out). */
+export function sourceFiles(directory: string): string[] {
+  if (!existsSync(directory)) return [];
+  const files: string[] = [];
+  const pending = [directory];
+  while (pending.length > 0) {
+    const current = pending.pop()!;
+    for (const entry of readdirSync(current, { withFileTypes: true })) {
+      const path = join(current, entry.name);
+      if (entry.isDirectory()) {
+        if (!['__fixtures__', 'node_modules', 'dist', 'demo'].includes(entry.name)) pending.push(path);
+      } else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') && !entry.name.endsWith('.d.ts')) {
+        files.push(path);
+      }
+    }
+  }
+  return files.sort();
+}
+
+/** Every dropped promise without a rejection path in `files`, typed as one program. */
+export function findUnownedPromises(files: readonly string[], root = process.cwd()): PromiseFinding[] {
+  const program = ts.createProgram({ rootNames: [...files], options: compilerOptions });
+  const checker = program.getTypeChecker();
+  const findings: PromiseFinding[] = [];
+  for (const file of files) {
+    const source = program.getSourceFile(file);
+    if (source === undefined) continue;
+    const report = (node: ts.Node) => {
+      const { line } = source.getLineAndCharacterOfPosition(node.getStart(source));
+      findings.push({ file: relative(root, file), line: line + 1, text: node.getText(source).split('\n')[0]! });
+    };
+    const visit = (node: ts.Node) => {
+      if (ts.isExpressionStatement(node)) {
+        const expression = unwrap(node.expression);
+        if (!ts.isVoidExpression(expression) && dropsPromise(checker, expression)) report(node);
+      } else if (ts.isVoidExpression(node) && dropsPromise(checker, unwrap(node.expression))) {
+        report(node);
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+  }
+  return findings;
+}
+
+function unwrap(expression: ts.Expression): ts.Expression {
+  let current = expression;
+  while (ts.isParenthesizedExpression(current)) current = current.expression;
+  return current;
+}
+
+/** Whether `expression` is a promise that nothing handles a rejection of. */
+function dropsPromise(checker: ts.TypeChecker, expression: ts.Expression): boolean {
+  if (ts.isAwaitExpression(expression) || isAssignment(expression) || hasRejectionPath(expression)) return false;
+  return isThenable(checker, checker.getTypeAtLocation(expression));
+}
+
+/** `x = promise`, `x ??= promise`: stored, so whoever reads `x` owns it. */
+function isAssignment(expression: ts.Expression): boolean {
+  if (!ts.isBinaryExpression(expression)) return false;
+  const operator = expression.operatorToken.kind;
+  return operator >= ts.SyntaxKind.FirstAssignment && operator <= ts.SyntaxKind.LastAssignment;
+}
+
+function hasRejectionPath(expression: ts.Expression): boolean {
+  if (!ts.isCallExpression(expression) || !ts.isPropertyAccessExpression(expression.expression)) return false;
+  const method = expression.expression.name.text;
+  return method === 'catch' || (method === 'then' && expression.arguments.length >= 2);
+}
+
+function isThenable(checker: ts.TypeChecker, type: ts.Type): boolean {
+  if (type.isUnion()) return type.types.some((member) => isThenable(checker, member));
+  const then = checker.getPropertyOfType(type, 'then');
+  if (then === undefined) return false;
+  const declaration = then.valueDeclaration ?? then.declarations?.[0];
+  if (declaration === undefined) return false;
+  return checker.getTypeOfSymbolAtLocation(then, declaration).getCallSignatures().length > 0;
+}
+
+/** The findings for the checked packages of the workspace at `root`. */
+export function checkPromises(root: string, packages: readonly string[] = checkedPackages): PromiseFinding[] {
+  const files = packages.flatMap((folder) => sourceFiles(join(root, 'packages', folder, 'src')));
+  return findUnownedPromises(files, root);
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const [root = process.cwd(), ...packages] = process.argv.slice(2);
+  const findings = checkPromises(root, packages.length > 0 ? packages : checkedPackages);
+  for (const finding of findings) {
+    console.error(`${finding.file}:${finding.line}: a promise without a rejection path: ${finding.text}`);
+  }
+  process.exitCode = findings.length > 0 ? 1 : 0;
+}

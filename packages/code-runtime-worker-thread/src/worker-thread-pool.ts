@@ -1,4 +1,4 @@
-import type { RunController } from '@sluice/code-runtime-kit';
+import { FifoQueue, type RunController } from '@sluice/code-runtime-kit';
 import { WorkerProcess } from './worker-process.js';
 import type { WorkerProcessContainment } from './worker-process-spawn.js';
 import type { ResolvedWorkerThreadSettings } from './worker-thread-settings.js';
@@ -22,7 +22,7 @@ export class WorkerPool {
   readonly #containment: () => WorkerProcessContainment;
   readonly #slots = new Set<WorkerProcess>();
   readonly #idle: WorkerProcess[] = [];
-  readonly #waiters: Waiter[] = [];
+  readonly #waiters = new FifoQueue<Waiter>();
   readonly #exits = new Set<Promise<void>>();
   #bootFailures = 0;
   #closed = false;
@@ -44,8 +44,7 @@ export class WorkerPool {
       run.signal.addEventListener(
         'abort',
         () => {
-          const index = this.#waiters.indexOf(waiter);
-          if (index !== -1) this.#waiters.splice(index, 1);
+          // Left in the queue and skipped when reached: removing it here would cost a scan per run.
           resolve(undefined);
         },
         { once: true },
@@ -67,7 +66,7 @@ export class WorkerPool {
   /** Terminates every worker and resolves once they have all exited. */
   async close(): Promise<void> {
     this.#closed = true;
-    for (const waiter of this.#waiters.splice(0)) waiter.resolve(undefined);
+    for (const waiter of this.#waiters.drain()) waiter.resolve(undefined);
     await Promise.all([...this.#slots].map((slot) => slot.retire()));
     await this.quiet();
   }
@@ -107,13 +106,14 @@ export class WorkerPool {
       return;
     }
     this.#bootFailures = 0;
-    const waiter = this.#waiters.shift();
+    let waiter = this.#waiters.shift();
+    while (waiter?.run.ended) waiter = this.#waiters.shift();
     if (waiter !== undefined) waiter.resolve(slot);
     else this.#idle.push(slot);
   }
 
   #failWaiters(problem: string | undefined): void {
-    for (const waiter of this.#waiters.splice(0)) {
+    for (const waiter of this.#waiters.drain()) {
       waiter.run.finish({
         ok: false,
         failure: {

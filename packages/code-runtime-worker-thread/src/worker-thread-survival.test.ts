@@ -115,6 +115,31 @@ describe('worker-thread: a dead worker process', () => {
   });
 });
 
+describe('worker-thread: a burst of runs', () => {
+  it('settles every one of 400 runs started at once, some cancelled while they wait, some looping', {
+    timeout: 120_000,
+  }, async () => {
+    const runtime = createWorkerThreadCodeRuntime({ poolSize: 2, wallTimeMs: 60_000, cpuTimeMs: 200 });
+    try {
+      const runs = Array.from({ length: 400 }, (_, index) => {
+        const program = index % 10 === 3 ? 'while (true) {}' : `return await tools.echo(${index});`;
+        const run = runtime.start({ program, bindings: { tools: { echo } } });
+        if (index % 4 === 1) run.cancel('the caller moved on');
+        return { index, run };
+      });
+      const results = await Promise.all(runs.map(({ run }) => run.result));
+      results.forEach((result, index) => {
+        if (index % 4 === 1) expect(kindOf(result)).toBe('abort');
+        else if (index % 10 === 3) expect(kindOf(result)).toBe('timeout');
+        else expect(result).toMatchObject({ ok: true, value: index });
+      });
+      await stillServes(runtime);
+    } finally {
+      await runtime.dispose();
+    }
+  });
+});
+
 describe('worker-thread: a dead TypeScript compiler', () => {
   it('restarts esbuild when its service process was killed, instead of failing every program as a syntax error', async () => {
     const runtime = createWorkerThreadCodeRuntime({ poolSize: 1 });

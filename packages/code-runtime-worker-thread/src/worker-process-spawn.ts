@@ -87,9 +87,10 @@ export interface SpawnedWorkerProcess {
 export function spawnWorkerProcess(
   settings: ResolvedWorkerThreadSettings,
   containment: WorkerProcessContainment,
+  script = workerProcessScript,
 ): SpawnedWorkerProcess {
-  if (!existsSync(workerProcessScript)) {
-    throw new Error(`its script ${workerProcessScript} is missing; build the package first (pnpm build)`);
+  if (!existsSync(script)) {
+    throw new Error(`its script ${script} is missing; build the package first (pnpm build)`);
   }
   let directory: string;
   try {
@@ -110,15 +111,10 @@ export function spawnWorkerProcess(
   const node = [
     process.execPath,
     ...(containment.permissions
-      ? [
-          '--experimental-permission',
-          '--allow-worker',
-          `--allow-fs-read=${workerProcessScript}`,
-          `--allow-fs-read=${packageJson}`,
-        ]
+      ? ['--experimental-permission', '--allow-worker', `--allow-fs-read=${script}`, `--allow-fs-read=${packageJson}`]
       : []),
     '--no-warnings',
-    workerProcessScript,
+    script,
     JSON.stringify(boot),
   ];
   const limits = containment.rlimits

@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import type { CodeRunFailure, LogLevel } from '@sluice/code-runtime';
+import { type CodeRunFailure, foreignText, type LogLevel } from '@sluice/code-runtime';
 import { JsonLineReader, type RunController } from '@sluice/code-runtime-kit';
 import type { HostToProcess, StopCause } from './worker-process-frames.js';
 import { removeDirectory, spawnWorkerProcess, type WorkerProcessContainment } from './worker-process-spawn.js';
@@ -11,6 +11,8 @@ const mebibyte = 1024 * 1024;
 const stderrTailBytes = 16 * 1024;
 /** How long a worker process may take to confirm that a stopped run's worker exited before the whole process is killed. */
 const stopGraceMs = 1_000;
+/** How long a new worker process may take to say it is ready (measured: ~0.1 s; far longer on a machine under load). */
+const bootTimeoutMs = 30_000;
 const levels = new Set<string>(['log', 'info', 'debug', 'warn', 'error']);
 // What V8 prints when a heap or a single allocation cannot be satisfied, and the process aborts.
 const outOfMemoryPattern =
@@ -45,8 +47,11 @@ export class WorkerProcess {
   #stderr = '';
   #problem: string | undefined;
   #stopTimer: ReturnType<typeof setTimeout> | undefined;
+  #bootTimer: ReturnType<typeof setTimeout> | undefined;
   #stopping: { readonly seq: number; readonly done: Promise<void>; readonly resolve: () => void } | undefined;
   #resolveExited!: () => void;
+  #retiredByPool = false;
+  #killed = false;
   /** Resolves once the process has exited (or could not be started). */
   readonly exited: Promise<void>;
 
@@ -54,6 +59,8 @@ export class WorkerProcess {
     settings: ResolvedWorkerThreadSettings,
     onFree: (slot: WorkerProcess, reusable: boolean) => void,
     containment: WorkerProcessContainment,
+    /** The child's entry; tests give a hostile one. */
+    script?: string,
   ) {
     this.#settings = settings;
     this.#onFree = onFree;
@@ -67,11 +74,11 @@ export class WorkerProcess {
       (problem) => this.#refuse(problem),
     );
     try {
-      const { child, directory } = spawnWorkerProcess(settings, containment);
+      const { child, directory } = spawnWorkerProcess(settings, containment, script);
       this.#child = child;
       this.#directory = directory;
     } catch (error) {
-      this.#problem = `The worker process could not be started: ${(error as Error).message}.`;
+      this.#problem = `The worker process could not be started: ${foreignText(error, 1_000)}.`;
       this.#state = 'gone';
       this.#resolveExited();
       // Told after the constructor returns, so the pool never hears of a slot it has not added yet.
@@ -80,6 +87,10 @@ export class WorkerProcess {
     }
     const child = this.#child;
     child.stdout?.on('data', (chunk: Buffer) => this.#frames.push(chunk));
+    this.#bootTimer = setTimeout(() => {
+      this.#problem ??= `The worker process did not become ready within ${bootTimeoutMs / 1000} s and was killed.`;
+      this.#kill();
+    }, bootTimeoutMs);
     child.stderr?.on('data', (chunk: Buffer) => {
       this.#stderr = (this.#stderr + chunk.toString('utf8')).slice(-stderrTailBytes);
     });
@@ -88,7 +99,7 @@ export class WorkerProcess {
     child.stdout?.on('error', () => {});
     child.stderr?.on('error', () => {});
     child.once('error', (error) => {
-      this.#problem ??= `The worker process could not be started: ${error.message}.`;
+      this.#problem ??= `The worker process could not be started: ${foreignText(error, 1_000)}.`;
       this.#onExit(null, null);
     });
     child.once('exit', (code, signal) => this.#onExit(code, signal));
@@ -125,13 +136,18 @@ export class WorkerProcess {
     this.#send({ type: 'run', seq: active.seq, code: program.code, bindings });
   }
 
-  /** Kills the process. Idempotent. */
+  /** Kills the process for the pool, which then needs no word of its exit. Idempotent. */
   retire(): Promise<void> {
-    if (this.#state !== 'gone') {
-      this.#state = 'gone';
-      this.#child?.kill('SIGKILL');
-    }
+    this.#retiredByPool = true;
+    this.#kill();
     return this.exited;
+  }
+
+  /** Kills the process; its exit handler ends the run it held and tells the pool. */
+  #kill(): void {
+    if (this.#killed) return;
+    this.#killed = true;
+    this.#child?.kill('SIGKILL');
   }
 
   #send(frame: HostToProcess): void {
@@ -162,17 +178,17 @@ export class WorkerProcess {
     this.#send({ type: 'stop', seq: active.seq });
     this.#stopTimer = setTimeout(() => {
       this.#problem ??= 'The worker process did not stop a run in time and was killed.';
-      void this.retire();
+      this.#kill();
     }, stopGraceMs);
   }
 
   #onExit(code: number | null, signal: NodeJS.Signals | null): void {
     if (this.#child === undefined || this.#resolveExitedOnce()) return;
     clearTimeout(this.#stopTimer);
+    clearTimeout(this.#bootTimer);
     this.#stopping?.resolve();
     this.#frames.stop();
     if (this.#directory !== undefined) removeDirectory(this.#directory);
-    const retired = this.#state === 'gone';
     this.#state = 'gone';
     const active = this.#active;
     this.#active = undefined;
@@ -202,7 +218,7 @@ export class WorkerProcess {
       const said = this.#stderr.trim().split('\n').slice(-3).join(' ').slice(0, 500);
       this.#problem = `The worker process ${how} before it was ready${said ? ` (${said})` : ''}.`;
     }
-    if (!retired) this.#onFree(this, false);
+    if (!this.#retiredByPool) this.#onFree(this, false);
   }
 
   #exitSeen = false;
@@ -226,10 +242,19 @@ export class WorkerProcess {
         },
       });
     }
-    void this.retire();
+    this.#kill();
   }
 
   #onFrame(frame: unknown): void {
+    try {
+      this.#handleFrame(frame);
+    } catch (error) {
+      // A bug of ours must not throw out of a stream handler and take the host down: the run ends instead.
+      this.#refuse(`a frame the host failed on (${foreignText(error, 300)})`);
+    }
+  }
+
+  #handleFrame(frame: unknown): void {
     if (typeof frame !== 'object' || frame === null || Array.isArray(frame)) {
       this.#refuse('a frame that is not an object');
       return;
@@ -258,6 +283,7 @@ export class WorkerProcess {
   }
 
   #onReady(): void {
+    clearTimeout(this.#bootTimer);
     if (this.#state === 'starting') this.#booted = true;
     else if (this.#state !== 'recycling') return;
     this.#state = 'idle';

@@ -87,7 +87,8 @@ export class WorkerPool {
       if (!this.#slots.delete(slot)) return;
       const exit = slot.retire();
       this.#exits.add(exit);
-      void exit.then(() => this.#exits.delete(exit));
+      const forget = () => this.#exits.delete(exit);
+      exit.then(forget, forget);
       const idleIndex = this.#idle.indexOf(slot);
       if (idleIndex !== -1) this.#idle.splice(idleIndex, 1);
       if (this.#closed) return;
@@ -98,11 +99,11 @@ export class WorkerPool {
       }
       // Refill once the old worker has exited: spawning takes the host thread and a core for
       // tens of milliseconds, which would otherwise slow the kill itself.
-      void exit.then(() =>
+      const refill = () =>
         setImmediate(() => {
           if (this.#waiters.length > 0 || this.#slots.size > 0) this.#fill();
-        }),
-      );
+        });
+      exit.then(refill, refill);
       return;
     }
     this.#bootFailures = 0;

@@ -22,7 +22,10 @@ describe('worker-thread: the logs of one run never reach another', () => {
   }, async () => {
     const runtime = createWorkerThreadCodeRuntime({ poolSize: 4, wallTimeMs: 60_000 });
     const echo: HostFunction = async (input) => input;
-    const flood = 'for (let line = 0; line < 2000; line += 1) console.log(`flood ${line}`);\nreturn "flooded";';
+    const flood = [
+      'for (let line = 0; line < 2000; line += 1) console.log("flood " + line);',
+      'return "flooded";',
+    ].join('\n');
     const problems: string[] = [];
     try {
       await Promise.all(

@@ -1,4 +1,4 @@
-import type { CodeRuntimeLanguage, JsonValue } from '@sluice/code-runtime';
+import { type CodeRuntimeLanguage, type JsonValue, utf8ByteLength } from '@sluice/code-runtime';
 import { CodeRuntimeBase, defaultRunLimits, type HostReply, type RunController } from '@sluice/code-runtime-kit';
 import type { ConformanceBudgets } from './conformance-options.js';
 import { describeCodeRuntimeConformance } from './describe-code-runtime-conformance.js';
@@ -192,6 +192,20 @@ const behaviours: Record<ConformanceProgramName, Behaviour> = {
             echoed,
           };
     run.finish({ ok: true, value });
+  },
+  callFault: async (run) => {
+    const reply = await call(run, 'tools', 'fault');
+    run.finish({
+      ok: true,
+      value: reply.ok
+        ? { ok: true, value: reply.value }
+        : { ok: false, bytes: utf8ByteLength(reply.error), head: reply.error.slice(0, 100) },
+    });
+  },
+  fireFault: async (run) => {
+    run.call('tools', 'fault', null).catch(() => {});
+    await callValue(run, 'tools', 'echo', 'after');
+    run.finish({ ok: true, value: 'done' });
   },
   concurrentIdentity: async (run, { globals, namespaces }) => {
     const mine = namespaces.includes('alpha') ? 'alpha' : 'beta';

@@ -2,6 +2,7 @@ import { describe } from 'vitest';
 import { describeCancellationCases } from './cases-cancellation.js';
 import { describeEventCases } from './cases-events.js';
 import { describeHostCallCases } from './cases-host-calls.js';
+import { describeHostFaultCases } from './cases-host-faults.js';
 import { describeIsolationCases } from './cases-isolation.js';
 import { describeLimitCases } from './cases-limits.js';
 import { describeResultCases } from './cases-results.js';
@@ -41,6 +42,7 @@ export function describeCodeRuntimeConformance(options: CodeRuntimeConformanceOp
     describeRuntimeCases(suite);
     describeResultCases(suite);
     describeHostCallCases(suite);
+    describeHostFaultCases(suite);
     describeEventCases(suite);
     describeLimitCases(suite);
     describeTimeoutCases(suite);

@@ -139,4 +139,18 @@ export const pythonPrograms = {
     'who = await namespace.whoami()',
     'return {"seesAlpha": sees_alpha, "seesBeta": sees_beta, "who": who, "mark": mark}',
   ),
+  callFault: lines(
+    'try:',
+    '    value = await tools.fault()',
+    '    return {"ok": True, "value": value}',
+    'except Exception as error:',
+    '    message = str(error)',
+    '    return {"ok": False, "bytes": len(message.encode("utf-8", "surrogatepass")), "head": message[:100]}',
+  ),
+  fireFault: lines(
+    'import asyncio',
+    'pending = asyncio.ensure_future(tools.fault())',
+    'await tools.echo("after")',
+    'return "done"',
+  ),
 } as const;

@@ -25,11 +25,13 @@ describe('@sluice/code-runtime-conformance surface', () => {
   it('has the same programs, by these names, in every language', () => {
     const names = [
       'badArguments',
+      'callFault',
       'callNotGranted',
       'catchHostError',
       'concurrentIdentity',
       'eventsInOrder',
       'fireAndForget',
+      'fireFault',
       'hostRoundTrip',
       'infiniteLoop',
       'logFlood',

@@ -25,6 +25,7 @@ const header = [
   'declare function log(): void;',
   'declare const thenable: { then(onFulfilled: () => void, onRejected?: () => void): void };',
   'declare let stored: Promise<number> | undefined;',
+  'declare function listen(listener: () => void): void;',
 ];
 
 describe('findUnownedPromises', () => {
@@ -32,26 +33,30 @@ describe('findUnownedPromises', () => {
     const lines = [
       ...header,
       'export async function sample(): Promise<void> {',
-      '  void result.then(() => 1);', // 7: flagged
-      '  result.then(() => 1);', // 8: flagged
-      '  start();', // 9: flagged
-      '  void start();', // 10: flagged
-      '  void result.finally(() => 1);', // 11: flagged: finally passes the rejection on
-      '  (result.then(() => 1));', // 12: flagged
-      '  Promise.all([result, start()]);', // 13: flagged
-      '  const handler = () => void result.then(log);', // 14: flagged
-      '  void result.then(log, log);', // 15: fine
-      '  result.then(log, log);', // 16: fine
-      '  result.catch(log);', // 17: fine
-      '  void result.then(log).catch(log);', // 18: fine
-      '  await result;', // 19: fine
-      '  stored ??= start().then(() => 1);', // 20: fine: stored, owned by whoever reads it
-      '  void thenable;', // 21: flagged: any thenable
-      '  handler();', // 22: fine: the handler returns undefined
-      '  return start();', // 23: fine: returned to the caller
+      '  void result.then(() => 1);', // 8: flagged
+      '  result.then(() => 1);', // 9: flagged
+      '  start();', // 10: flagged
+      '  void start();', // 11: flagged
+      '  void result.finally(() => 1);', // 12: flagged: finally passes the rejection on
+      '  (result.then(() => 1));', // 13: flagged
+      '  Promise.all([result, start()]);', // 14: flagged
+      '  const handler = () => void result.then(log);', // 15: flagged
+      '  void result.then(log, log);', // 16: fine
+      '  result.then(log, log);', // 17: fine
+      '  result.catch(log);', // 18: fine
+      '  void result.then(log).catch(log);', // 19: fine
+      '  await result;', // 20: fine
+      '  stored ??= start().then(() => 1);', // 21: fine: stored, owned by whoever reads it
+      '  void thenable;', // 22: flagged: any thenable
+      '  handler();', // 23: fine: the handler returns undefined
+      '  setTimeout(async () => { await start(); }, 1);', // 24: flagged: the timer drops the promise
+      '  listen(() => start());', // 25: flagged
+      '  listen(() => { start().catch(log); });', // 26: fine
+      '  await Promise.all([1].map(async () => start()));', // 27: fine: map keeps the promises
+      '  return start();', // 28: fine: returned to the caller
       '}',
     ];
-    expect(check(lines.join('\n'))).toEqual([7, 8, 9, 10, 11, 12, 13, 14, 21]);
+    expect(check(lines.join('\n'))).toEqual([8, 9, 10, 11, 12, 13, 14, 15, 22, 24, 25]);
   });
 });
 

@@ -3,6 +3,8 @@
 // TypeScript compiler and flags a promise that is dropped without one:
 //   - an expression statement whose value is a promise (`run.result.then(done);`, `start();`),
 //   - `void <promise>` anywhere (`void run.result.then(done)`),
+//   - a function returning a promise passed where a function returning void is expected
+//     (`socket.on('data', async () => ...)`, `setTimeout(async () => ...)`),
 // unless the promise is `x.catch(...)` or `x.then(onFulfilled, onRejected)`.
 // Biome's nursery `noFloatingPromises` accepts `void promise`, the very pattern that hid the bug.
 // `tsx scripts/check-promises.ts [root] [package...]` prints one line per finding and exits 1 when there are any.
@@ -85,6 +87,8 @@ export function findUnownedPromises(files: readonly string[], root = process.cwd
         if (!ts.isVoidExpression(expression) && dropsPromise(checker, expression)) report(node);
       } else if (ts.isVoidExpression(node) && dropsPromise(checker, unwrap(node.expression))) {
         report(node);
+      } else if ((ts.isArrowFunction(node) || ts.isFunctionExpression(node)) && misusedCallback(checker, node)) {
+        report(node);
       }
       ts.forEachChild(node, visit);
     };
@@ -103,6 +107,22 @@ function unwrap(expression: ts.Expression): ts.Expression {
 function dropsPromise(checker: ts.TypeChecker, expression: ts.Expression): boolean {
   if (ts.isAwaitExpression(expression) || isAssignment(expression) || hasRejectionPath(expression)) return false;
   return isThenable(checker, checker.getTypeAtLocation(expression));
+}
+
+/**
+ * A function returning a promise, passed where a function returning `void` is expected (an event
+ * listener, a timer, a callback): whoever calls it drops the promise.
+ */
+function misusedCallback(checker: ts.TypeChecker, node: ts.ArrowFunction | ts.FunctionExpression): boolean {
+  const signature = checker.getSignatureFromDeclaration(node);
+  if (signature === undefined || !isThenable(checker, checker.getReturnTypeOfSignature(signature))) return false;
+  const expected = checker.getContextualType(node);
+  if (expected === undefined) return false;
+  const signatures = expected.getNonNullableType().getCallSignatures();
+  return (
+    signatures.length > 0 &&
+    signatures.every((candidate) => (checker.getReturnTypeOfSignature(candidate).flags & ts.TypeFlags.Void) !== 0)
+  );
 }
 
 /** `x = promise`, `x ??= promise`: stored, so whoever reads `x` owns it. */

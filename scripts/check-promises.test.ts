@@ -53,10 +53,14 @@ describe('findUnownedPromises', () => {
       '  listen(() => start());', // 25: flagged
       '  listen(() => { start().catch(log); });', // 26: fine
       '  await Promise.all([1].map(async () => start()));', // 27: fine: map keeps the promises
-      '  return start();', // 28: fine: returned to the caller
+      '  // check-promises: owned by the test, which says why', // 28
+      '  start();', // 29: fine: waived with a reason
+      '  // check-promises: owned', // 30
+      '  start();', // 31: flagged: a waiver needs a reason
+      '  return start();', // 32: fine: returned to the caller
       '}',
     ];
-    expect(check(lines.join('\n'))).toEqual([8, 9, 10, 11, 12, 13, 14, 15, 22, 24, 25]);
+    expect(check(lines.join('\n'))).toEqual([8, 9, 10, 11, 12, 13, 14, 15, 22, 24, 25, 31]);
   });
 });
 

@@ -67,5 +67,28 @@ export function describeHostFaultCases(suite: ConformanceSuite): void {
         caseTimeoutMs,
       );
     }
+
+    it(
+      'refuses a host-call argument the program nested 100,000 levels deep, without invoking the host',
+      async () => {
+        const tool = echo();
+        const result = successOf(
+          await runtime().run({ program: programs.deepArgument, bindings: { tools: { echo: tool } } }),
+        );
+        expect(result.value).toBe('refused');
+        expect(tool.invocations).toEqual([]);
+        expect(successOf(await runtime().run({ program: programs.returnNull })).value).toBeNull();
+      },
+      caseTimeoutMs,
+    );
+
+    it(
+      'ends a run whose value is nested 100,000 levels deep as invalid-output',
+      async () => {
+        failureOf(await runtime().run({ program: programs.deepValue }), 'invalid-output');
+        expect(successOf(await runtime().run({ program: programs.returnNull })).value).toBeNull();
+      },
+      caseTimeoutMs,
+    );
   });
 }

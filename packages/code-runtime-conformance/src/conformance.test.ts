@@ -45,6 +45,12 @@ function logAll(
   for (const [level, text] of entries) run.log(level, text);
 }
 
+function nestedArrays(depth: number): unknown[] {
+  let value: unknown[] = [];
+  for (let level = 1; level < depth; level += 1) value = [value];
+  return value;
+}
+
 /** Each conformance program, acted out against the run controller as a real substrate would run it. */
 const behaviours: Record<ConformanceProgramName, Behaviour> = {
   returnValue: async (run) =>
@@ -207,6 +213,11 @@ const behaviours: Record<ConformanceProgramName, Behaviour> = {
     await callValue(run, 'tools', 'echo', 'after');
     run.finish({ ok: true, value: 'done' });
   },
+  deepArgument: async (run) => {
+    const reply = await call(run, 'tools', 'echo', nestedArrays(100_000) as JsonValue);
+    run.finish({ ok: true, value: reply.ok ? 'sent' : 'refused' });
+  },
+  deepValue: async (run) => run.finish({ ok: true, value: nestedArrays(100_000) }),
   concurrentIdentity: async (run, { globals, namespaces }) => {
     const mine = namespaces.includes('alpha') ? 'alpha' : 'beta';
     globals.set('mark', mine);

@@ -153,4 +153,16 @@ export const pythonPrograms = {
     'await tools.echo("after")',
     'return "done"',
   ),
+  // 100,000 levels, not a million: a million one-item lists need more than the suite's 64 MiB memory budget.
+  deepArgument: lines(
+    'value = []',
+    'for _ in range(99_999):',
+    '    value = [value]',
+    'try:',
+    '    await tools.echo(value)',
+    '    return "sent"',
+    'except Exception:',
+    '    return "refused"',
+  ),
+  deepValue: lines('value = []', 'for _ in range(99_999):', '    value = [value]', 'return value'),
 } as const;

@@ -159,4 +159,19 @@ export const typescriptPrograms = {
     '}',
   ),
   fireFault: lines('tools.fault();', "await tools.echo('after');", "return 'done';"),
+  deepArgument: lines(
+    'let value: unknown = [];',
+    'for (let level = 1; level < 100_000; level += 1) value = [value];',
+    'try {',
+    '  await tools.echo(value);',
+    "  return 'sent';",
+    '} catch {',
+    "  return 'refused';",
+    '}',
+  ),
+  deepValue: lines(
+    'let value: unknown = [];',
+    'for (let level = 1; level < 100_000; level += 1) value = [value];',
+    'return value;',
+  ),
 } as const;

@@ -29,6 +29,8 @@ describe('@sluice/code-runtime-conformance surface', () => {
       'callNotGranted',
       'catchHostError',
       'concurrentIdentity',
+      'deepArgument',
+      'deepValue',
       'eventsInOrder',
       'fireAndForget',
       'fireFault',

@@ -14,14 +14,14 @@ describe('FifoQueue', () => {
     expect(queue.shift()).toBeUndefined();
   });
 
-  it('removes an item from the middle and drains the rest', () => {
+  it('drains what waits, oldest first, and starts empty again', () => {
     const queue = new FifoQueue<string>();
     for (const item of ['a', 'b', 'c', 'd']) queue.push(item);
     expect(queue.shift()).toBe('a');
-    expect(queue.remove('c')).toBe(true);
-    expect(queue.remove('a')).toBe(false);
-    expect(queue.drain()).toEqual(['b', 'd']);
+    expect(queue.drain()).toEqual(['b', 'c', 'd']);
     expect(queue.length).toBe(0);
+    queue.push('e');
+    expect(queue.shift()).toBe('e');
   });
 
   it('does not keep shifted items reachable', () => {

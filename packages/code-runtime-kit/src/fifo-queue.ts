@@ -32,14 +32,6 @@ export class FifoQueue<T> {
     return item;
   }
 
-  /** Removes `item` (its first occurrence); whether it was there. Linear: for rare removals. */
-  remove(item: T): boolean {
-    const index = this.#items.indexOf(item, this.#head);
-    if (index === -1) return false;
-    this.#items.splice(index, 1);
-    return true;
-  }
-
   /** Removes and returns every waiting item, oldest first. */
   drain(): T[] {
     const items = this.#items.slice(this.#head) as T[];

@@ -154,6 +154,24 @@ describe('RunController with hostile host functions and values', () => {
     expect((await run.result).usage.outputBytes).toBe(utf8ByteLength(JSON.stringify(value)));
   });
 
+  it.each<[string, () => unknown]>([
+    ['a Proxy whose every trap throws', () => throwingProxy()],
+    ['an Error whose message getter throws', () => new UnreadableError()],
+    ['an Error with a 5 MB message', () => new Error('x'.repeat(5_000_000))],
+  ])('ends the run as abort when the request signal is aborted with %s', async (_label, make) => {
+    const controller = new AbortController();
+    const run = new RunController({
+      bindings: normalizeBindings(undefined),
+      limits: defaultRunLimits,
+      signal: controller.signal,
+    });
+    created.push(run);
+    controller.abort(make());
+    const result = await run.result;
+    expect(result.ok ? undefined : result.failure.kind).toBe('abort');
+    expect(utf8ByteLength(result.ok ? '' : result.failure.message)).toBeLessThanOrEqual(2048);
+  });
+
   it('serves 100,000 calls queued behind a concurrency of 1', async () => {
     let served = 0;
     const run = createController({

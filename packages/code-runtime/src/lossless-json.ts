@@ -28,7 +28,8 @@ export const jsonDepthLimit = 512;
 
 interface Level {
   readonly object: object;
-  readonly path: string;
+  /** The key this object sits under in its parent (`undefined` for the root): paths are built only when needed. */
+  readonly key: string | number | undefined;
   /** Own keys in `JSON.stringify` order, or `undefined` for an array. */
   readonly keys: readonly string[] | undefined;
   readonly length: number;
@@ -49,39 +50,47 @@ const shownPathLength = 200;
  */
 export function measureJson(value: unknown, options: MeasureJsonOptions = {}): JsonMeasure {
   const depthLimit = options.depthLimit ?? Number.POSITIVE_INFINITY;
-  const ancestors = new Map<object, string>();
-  // Objects already measured in full are not walked again, so a value that shares one object along
-  // many paths (`v = [v, v]`, repeated) costs time linear in its distinct objects, not exponential.
-  const sizes = new Map<object, number>();
+  // One entry per object met: while it is open, -1 - its position in `levels` (a path is built from
+  // the levels only when a violation is reported, so a large value costs no string per property);
+  // once measured, its byte size, so a value that shares one object along many paths
+  // (`v = [v, v]`, repeated) costs time linear in its distinct objects, not exponential.
+  const seen = new Map<object, number>();
   const levels: Level[] = [];
+  const pathAt = (count: number, key?: string | number) => pathOf(levels, count, key);
   let rootBytes = 0;
   let current: unknown = value;
-  let path = '$';
+  let key: string | number | undefined;
   for (;;) {
-    // Visit `current` at `path`: a primitive is counted, an object becomes a new level.
+    // Visit `current`, the child `key` of the innermost level: a primitive is counted, an object becomes a new level.
     const problem = primitiveProblem(current);
-    if (problem !== undefined) return refuse(path, problem);
+    if (problem !== undefined) return refuse(pathAt(levels.length, key), problem);
     let bytes: number | undefined;
     if (typeof current !== 'object' || current === null) bytes = primitiveBytes(current);
-    else bytes = sizes.get(current);
+    else bytes = seen.get(current);
+    if (bytes !== undefined && bytes < 0) {
+      return refuse(pathAt(levels.length, key), `a cycle back to ${pathAt(-bytes)}`);
+    }
     if (bytes === undefined) {
       const object = current as object;
-      const cycleTarget = ancestors.get(object);
-      if (cycleTarget !== undefined) return refuse(path, `a cycle back to ${cycleTarget}`);
       if (levels.length >= depthLimit) {
-        return {
-          ok: false,
-          violation: { path: shortPath(path), problem: `nested deeper than ${depthLimit} levels`, depthLimit },
-        };
+        const path = shortPath(pathAt(levels.length, key));
+        return { ok: false, violation: { path, problem: `nested deeper than ${depthLimit} levels`, depthLimit } };
       }
-      let level: Level | JsonViolation;
+      let level: Level | string;
       try {
-        level = openLevel(object, path);
+        level = openLevel(object, key);
       } catch {
-        level = { path, problem: 'an object that throws when it is read (a Proxy or another exotic object)' };
+        level = thrownOnRead;
       }
-      if (!('object' in level)) return { ok: false, violation: level };
-      ancestors.set(object, path);
+      if (typeof level === 'string') return refuse(pathAt(levels.length, key), level);
+      if (level.keys === undefined && level.length === -1) {
+        // An array with a key other than its indices: `length` carries no count, `next` the key's position.
+        return refuse(
+          pathAt(levels.length, key) + keySuffix(Object.keys(object)[level.next]!),
+          'a non-index property on an array',
+        );
+      }
+      seen.set(object, -1 - levels.length);
       levels.push(level);
     } else if (levels.length === 0) rootBytes = bytes;
     else levels[levels.length - 1]!.bytes += bytes;
@@ -92,28 +101,28 @@ export function measureJson(value: unknown, options: MeasureJsonOptions = {}): J
       const level = levels[levels.length - 1]!;
       if (level.next >= level.length) {
         levels.pop();
-        ancestors.delete(level.object);
-        sizes.set(level.object, level.bytes);
+        seen.set(level.object, level.bytes);
         if (levels.length === 0) rootBytes = level.bytes;
         else levels[levels.length - 1]!.bytes += level.bytes;
         continue;
       }
       const index = level.next;
       level.next += 1;
-      const key = level.keys === undefined ? index : level.keys[index]!;
+      key = level.keys === undefined ? index : level.keys[index]!;
       let descriptor: PropertyDescriptor | undefined;
       try {
         descriptor = Object.getOwnPropertyDescriptor(level.object, key);
       } catch {
-        return refuse(level.path, 'an object that throws when it is read (a Proxy or another exotic object)');
+        return refuse(pathAt(levels.length), thrownOnRead);
       }
-      path = typeof key === 'number' ? `${level.path}[${key}]` : keyPath(level.path, key);
       if (descriptor === undefined) {
-        if (typeof key === 'number') return refuse(path, 'a hole in a sparse array');
         // A key that vanished between listing and reading: only an exotic object does that.
-        return refuse(path, 'a property that disappeared while it was read');
+        const problem =
+          typeof key === 'number' ? 'a hole in a sparse array' : 'a property that disappeared while it was read';
+        return refuse(pathAt(levels.length, key), problem);
       }
-      if (!('value' in descriptor)) return refuse(path, 'an accessor property (getter or setter)');
+      if (!('value' in descriptor))
+        return refuse(pathAt(levels.length, key), 'an accessor property (getter or setter)');
       if (typeof key === 'string') level.bytes += jsonStringBytes(key) + 1;
       if (index > 0) level.bytes += 1;
       current = descriptor.value;
@@ -123,32 +132,51 @@ export function measureJson(value: unknown, options: MeasureJsonOptions = {}): J
   }
 }
 
+const thrownOnRead = 'an object that throws when it is read (a Proxy or another exotic object)';
+
+/** The path of the child `key` of `levels[count - 1]` (or of that level itself without a key). */
+function pathOf(levels: readonly Level[], count: number, key?: string | number): string {
+  const parts = ['$'];
+  for (let index = 1; index < count; index += 1) parts.push(keySuffix(levels[index]!.key!));
+  if (key !== undefined && count > 0) parts.push(keySuffix(key));
+  return parts.join('');
+}
+
+function keySuffix(key: string | number): string {
+  if (typeof key === 'number') return `[${key}]`;
+  return safeKey.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`;
+}
+
 function refuse(path: string, problem: string): JsonMeasure {
   return { ok: false, violation: { path, problem } };
 }
 
-/** Checks an object's shape and lists what `JSON.stringify` would write of it. May throw (a Proxy). */
-function openLevel(object: object, path: string): Level | JsonViolation {
+/**
+ * Checks an object's shape and lists what `JSON.stringify` would write of it, or says what is wrong.
+ * An array with an extra key comes back with `length` -1 and the key's position in `next`. May throw (a Proxy).
+ */
+function openLevel(object: object, key: string | number | undefined): Level | string {
   const objectProblem = exoticProblem(object);
-  if (objectProblem !== undefined) return { path, problem: objectProblem };
+  if (objectProblem !== undefined) return objectProblem;
   if (Array.isArray(object)) {
     // JSON.stringify writes only the indices, so any other own key would be silently lost.
-    if (Object.getOwnPropertySymbols(object).length > 0) return { path, problem: 'an array with symbol keys' };
+    if (Object.getOwnPropertySymbols(object).length > 0) return 'an array with symbol keys';
     const length = object.length;
     // Index keys come first in own-key order, so the last key tells whether any other key exists.
     const keys = Object.keys(object);
     const last = keys[keys.length - 1];
     if (last !== undefined && !isIndexBelow(last, length)) {
-      const extra = keys.find((key) => !isIndexBelow(key, length))!;
       // A hole before the extra key is reported first, as a walk in document order meets it first.
-      const hole = keys.length - 1 < length ? firstHole(object, length) : undefined;
-      if (hole === undefined) return { path: keyPath(path, extra), problem: 'a non-index property on an array' };
+      if (firstHole(object, length) === undefined) {
+        const extra = keys.findIndex((name) => !isIndexBelow(name, length));
+        return { object, key, keys: undefined, length: -1, next: extra, bytes: 0 };
+      }
     }
-    return { object, path, keys: undefined, length, next: 0, bytes: 2 };
+    return { object, key, keys: undefined, length, next: 0, bytes: 2 };
   }
-  if (Object.getOwnPropertySymbols(object).length > 0) return { path, problem: 'an object with symbol keys' };
+  if (Object.getOwnPropertySymbols(object).length > 0) return 'an object with symbol keys';
   const keys = Object.keys(object);
-  return { object, path, keys, length: keys.length, next: 0, bytes: 2 };
+  return { object, key, keys, length: keys.length, next: 0, bytes: 2 };
 }
 
 function firstHole(array: readonly unknown[], length: number): number | undefined {
@@ -179,10 +207,18 @@ export function findJsonViolation(value: unknown): JsonViolation | undefined {
 /** The bytes of a primitive's JSON text. */
 function primitiveBytes(value: unknown): number {
   if (typeof value === 'string') return jsonStringBytes(value);
-  if (typeof value === 'number') return String(value).length;
+  if (typeof value === 'number') return numberBytes(value);
   if (value === true) return 4;
   if (value === false) return 5;
   return 4; // null
+}
+
+/** The length of `String(value)` for a finite number, without making the string for a small integer. */
+function numberBytes(value: number): number {
+  if (!Number.isSafeInteger(value)) return String(value).length;
+  let digits = value < 0 ? 2 : 1;
+  for (let rest = Math.abs(value); rest >= 10; rest = Math.floor(rest / 10)) digits += 1;
+  return digits;
 }
 
 /** The UTF-8 bytes of `text` as a JSON string literal, quotes and escapes included, as `JSON.stringify` writes it. */
@@ -204,10 +240,6 @@ function jsonStringBytes(text: string): number {
     else bytes += 3;
   }
   return bytes;
-}
-
-function keyPath(path: string, key: string): string {
-  return safeKey.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
 }
 
 function isIndexBelow(key: string, length: number): boolean {

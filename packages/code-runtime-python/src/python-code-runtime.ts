@@ -36,7 +36,14 @@ export class PythonCodeRuntime extends CodeRuntimeBase {
   get isolation(): string {
     const failure = this.#pool.permanentFailure;
     if (failure !== undefined) return `No program can run: ${failure}`;
-    if (this.#pool.readyReport === undefined && this.#probed === undefined) this.#probed = probeSync(this.config);
+    if (this.#pool.readyReport === undefined && this.#probed === undefined) {
+      try {
+        this.#probed = probeSync(this.config);
+      } catch (error) {
+        // Reading a property must not throw: whatever the probe met is the honest answer.
+        this.#probed = `the containment probe failed (${foreignText(error, 512)}), so no containment layer could be applied`;
+      }
+    }
     const ready = this.#pool.readyReport ?? this.#probed!;
     return typeof ready === 'string' ? `No program can run: ${ready}` : isolationSentence(ready, this.config);
   }
@@ -125,6 +132,10 @@ function probeSync(config: PythonRuntimeConfig): ReadyReport | string {
       ? parsed.frame
       : `the containment probe failed: ${JSON.stringify(parsed.frame)}`;
   } finally {
-    rmSync(directory, { recursive: true, force: true });
+    try {
+      rmSync(directory, { recursive: true, force: true });
+    } catch {
+      // A probe directory left behind is a leak, not a reason to fail reading `isolation`.
+    }
   }
 }

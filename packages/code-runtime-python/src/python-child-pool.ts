@@ -227,10 +227,19 @@ export class PythonChildPool {
     return child;
   }
 
+  /**
+   * Forks spares up to the target. Total: it runs from promise callbacks, where a throw would be an
+   * unhandled rejection. A fork that throws stops it; the next run forks on demand and reports the problem.
+   */
   #topUp(state: ZygoteState): void {
     const target = this.options.spareChildren ?? 2;
     while (!this.#closed && this.#spares.length < target && !state.zygote.dead) {
-      const spare = this.#fork(state);
+      let spare: PythonChild;
+      try {
+        spare = this.#fork(state);
+      } catch {
+        return;
+      }
       this.#spares.push(spare);
       spare.ready.then((problem) => {
         if (problem === undefined) return;

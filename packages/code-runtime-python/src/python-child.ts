@@ -209,17 +209,19 @@ export class PythonChild {
       return;
     }
     this.#lastCallId = frame.id;
-    run.call(frame.namespace, frame.name, frame.input).then(
-      (reply) => {
+    run
+      .call(frame.namespace, frame.name, frame.input)
+      .then((reply) => {
         if (reply === undefined || run.ended) return;
         this.#write(
           reply.ok
             ? { v: wireProtocolVersion, type: 'reply', id: frame.id, ok: true, value: reply.value }
             : { v: wireProtocolVersion, type: 'reply', id: frame.id, ok: false, error: reply.error },
         );
-      },
-      (error: unknown) => {
-        // The run controller replies rather than rejects; should it ever reject, the run still ends as a result.
+      })
+      .catch((error: unknown) => {
+        // The run controller replies rather than rejects, and a reply is JSON it has measured; should either
+        // ever fail, the run still ends as a result.
         run.finish({
           ok: false,
           failure: {
@@ -227,8 +229,7 @@ export class PythonChild {
             message: `The host could not serve call ${frame.id}: ${foreignText(error, 1024)}`,
           },
         });
-      },
-    );
+      });
   }
 
   #write(frame: object): void {

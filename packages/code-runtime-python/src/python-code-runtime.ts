@@ -50,8 +50,9 @@ export class PythonCodeRuntime extends CodeRuntimeBase {
 
   protected launch(run: RunController, program: string): void {
     const bindings = bindingNames(run.bindings);
-    this.#pool.acquire().then(
-      (child) => {
+    this.#pool
+      .acquire()
+      .then((child) => {
         if ('failure' in child) {
           run.finish({ ok: false, failure: { kind: 'substrate-exit', message: child.failure } });
         } else if (run.ended) {
@@ -59,9 +60,10 @@ export class PythonCodeRuntime extends CodeRuntimeBase {
         } else {
           child.assign(run, program, bindings);
         }
-      },
-      (error: unknown) => {
-        // The pool turns every failure it knows of into a `failure`; anything else still ends the run as a result.
+      })
+      .catch((error: unknown) => {
+        // The pool turns every failure it knows of into a `failure`; anything else (a throw from handing
+        // the child its program included) still ends the run as a result.
         run.finish({
           ok: false,
           failure: {
@@ -69,8 +71,7 @@ export class PythonCodeRuntime extends CodeRuntimeBase {
             message: `The Python runtime could not start a child for the program: ${foreignText(error, 1024)}`,
           },
         });
-      },
-    );
+      });
   }
 
   protected shutdown(): Promise<void> {

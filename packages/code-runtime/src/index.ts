@@ -54,15 +54,17 @@ export { InvalidSettingsError, type InvalidSettingsErrorOptions } from './errors
 export { RuntimeDisposedError } from './errors/runtime-disposed-error.js';
 export { SluiceError, type SluiceErrorOptions } from './errors/sluice-error.js';
 export { type ForeignTextOptions, foreignErrorMessage, foreignText } from './foreign-text.js';
+export {
+  type JsonMeasure,
+  jsonDepthLimit,
+  type MeasureJsonOptions,
+  measureJson,
+} from './json-measure.js';
 export type { JsonArray, JsonObject, JsonValue } from './json-value.js';
 export {
   describeJsonViolation,
   findJsonViolation,
   isLosslessJson,
-  type JsonMeasure,
   type JsonViolation,
-  jsonDepthLimit,
-  type MeasureJsonOptions,
-  measureJson,
 } from './lossless-json.js';
 export { cutUtf8, truncateUtf8, utf8ByteLength } from './utf8.js';

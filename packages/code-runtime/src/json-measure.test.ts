@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { describeJsonViolation, jsonDepthLimit, measureJson } from './lossless-json.js';
+import { jsonDepthLimit, measureJson } from './json-measure.js';
+import { describeJsonViolation } from './lossless-json.js';
 import { utf8ByteLength } from './utf8.js';
 
 function nestedArrays(depth: number): unknown[] {

@@ -64,6 +64,12 @@ describe('findUnownedPromises', () => {
   });
 });
 
+describe('findUnownedPromises on a module it cannot resolve', () => {
+  it('reports the file as not checkable instead of passing it', () => {
+    expect(check("import { start } from 'no-such-module';\nstart();\n")).toEqual([1]);
+  });
+});
+
 describe('checkPromises', () => {
   it('finds no promise without a rejection path in the host packages', () => {
     const findings = checkPromises(resolve(import.meta.dirname, '..'));

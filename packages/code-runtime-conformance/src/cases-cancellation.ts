@@ -124,8 +124,15 @@ export function describeCancellationCases(suite: ConformanceSuite): void {
           await Promise.race([wait.invoked, waiting.result]);
           await pause(100);
           const settled: string[] = [];
-          void spinning.result.then(() => settled.push('spinning'));
-          void waiting.result.then(() => settled.push('waiting'));
+          // A rejected result (a provider breaking the contract) is recorded, and fails the assertion below.
+          spinning.result.then(
+            () => settled.push('spinning'),
+            () => settled.push('spinning rejected'),
+          );
+          waiting.result.then(
+            () => settled.push('waiting'),
+            () => settled.push('waiting rejected'),
+          );
           await disposable.dispose();
           expect(settled.sort()).toEqual(['spinning', 'waiting']);
           for (const result of [await spinning.result, await waiting.result]) {

@@ -27,6 +27,15 @@ async function refusal(path: string): Promise<string> {
 }
 
 describe('loadToolsModule', () => {
+  it('refuses a module that throws a Proxy whose every trap throws, as a usage error instead of crashing', async () => {
+    const path = file(
+      'hostile.mjs',
+      `const trap = () => { throw new Error('trap'); };
+throw new Proxy({}, { get: trap, getPrototypeOf: trap, ownKeys: trap, getOwnPropertyDescriptor: trap, has: trap });`,
+    );
+    expect(await refusal(path)).toBe(`The tools module ${path} failed to load: a value that could not be read`);
+  });
+
   it('loads a TypeScript module with type annotations, compiled on the fly', async () => {
     const path = file(
       'tools.ts',

@@ -172,6 +172,18 @@ describe('RunController with hostile host functions and values', () => {
     expect(utf8ByteLength(result.ok ? '' : result.failure.message)).toBeLessThanOrEqual(2048);
   });
 
+  it.each<[string, unknown]>([
+    ['a 5 MB string', 'x'.repeat(5_000_000)],
+    ['a symbol', Symbol('why')],
+    ['a Proxy whose every trap throws', throwingProxy()],
+  ])('ends the run as abort when cancel is given %s', async (_label, reason) => {
+    const run = createController();
+    run.cancel(reason as string);
+    const result = await run.result;
+    expect(result.ok ? undefined : result.failure.kind).toBe('abort');
+    expect(utf8ByteLength(result.ok ? '' : result.failure.message)).toBeLessThanOrEqual(2048);
+  });
+
   it('serves 100,000 calls queued behind a concurrency of 1', async () => {
     let served = 0;
     const run = createController({

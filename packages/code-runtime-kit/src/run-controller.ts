@@ -20,6 +20,9 @@ import { FifoQueue } from './fifo-queue.js';
 import { LogBuffer } from './log-buffer.js';
 import type { RunLimits } from './run-limits.js';
 
+/** The most UTF-8 bytes of a cancel or abort reason kept in a failure. */
+const reasonBytes = 1024;
+
 /** What the program receives for one host call: the result, or the message of the error it raises. */
 export type HostReply =
   | { readonly ok: true; readonly value: JsonValue }
@@ -179,8 +182,10 @@ export class RunController {
   }
 
   /** Ends the run as cancelled. Idempotent; nothing happens after the end. */
-  cancel(reason = 'cancelled by the caller'): void {
-    this.finish({ ok: false, failure: { kind: 'abort', reason, message: `The run was cancelled: ${reason}.` } });
+  cancel(reason: string = 'cancelled by the caller'): void {
+    // Read, not trusted: a caller in plain JavaScript may pass anything, of any size.
+    const text = foreignText(reason, reasonBytes);
+    this.finish({ ok: false, failure: { kind: 'abort', reason: text, message: `The run was cancelled: ${text}.` } });
   }
 
   /** Settles the run once; later calls are ignored. A success's value is checked for JSON and size first. */
@@ -325,8 +330,6 @@ export class RunController {
     }
   }
 }
-
-const reasonBytes = 1024;
 
 /**
  * A readable reason from whatever an `AbortSignal` was aborted with, at most 1 KiB of UTF-8. Never

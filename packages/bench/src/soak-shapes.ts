@@ -18,6 +18,11 @@ export interface SoakShape {
   readonly bindings?: Record<string, Record<string, HostFunction>>;
   /** Relative frequency in the mix. */
   readonly weight: number;
+  /**
+   * `long`: the providers' default 10 s CPU budget and twice the wall clock, so that growth reaches
+   * the memory budget before the CPU budget; otherwise 1 s of CPU, so loops end quickly.
+   */
+  readonly budget?: 'long';
   /** A plain run: it must succeed with this value, or the soak fails. */
   readonly mustReturn?: unknown;
 }
@@ -78,6 +83,8 @@ const shapeOn =
 const worker = shapeOn('worker-thread');
 const python = shapeOn('python');
 
+const long = { budget: 'long' } as const;
+
 const deepValue = 'let value: unknown = 0;\nfor (let index = 0; index < 1_000_000; index += 1) value = [value];';
 const pythonDeepValue = 'value = 0\nfor index in range(1000000):\n    value = [value]';
 
@@ -97,21 +104,23 @@ export const soakShapes: readonly SoakShape[] = [
   worker('throw non-error', 'safe', 1, 'throw { odd: true };'),
   worker('tool plain error', 'safe', 1, typescriptCatching('plainError'), { bindings: { tools: oddErrorTools } }),
   worker('tool throws string', 'safe', 1, typescriptCatching('throwsString'), { bindings: { tools: oddErrorTools } }),
-  worker('growing array', 'memory', 1, 'const rows: number[] = [];\nwhile (true) rows.push(Math.random());'),
-  worker('new Array(5e7)', 'memory', 1, 'return new Array(5e7).fill(0).length;'),
+  worker('growing array', 'memory', 1, 'const rows: number[] = [];\nwhile (true) rows.push(Math.random());', long),
+  worker('new Array(5e7)', 'memory', 1, 'return new Array(5e7).fill(0).length;', long),
   worker(
     'object keys',
     'memory',
     1,
     "const bag: Record<string, number> = {};\nfor (let index = 0; ; index += 1) bag['key' + index] = index;",
+    long,
   ),
   worker(
     'Map growth',
     'memory',
     1,
     "const map = new Map<number, string>();\nfor (let index = 0; ; index += 1) map.set(index, 'value ' + index);",
+    long,
   ),
-  worker('256 MiB string', 'memory', 1, "return 'x'.repeat(256 * 1024 * 1024);"),
+  worker('256 MiB string', 'memory', 1, "return 'x'.repeat(256 * 1024 * 1024);", long),
   worker('deep argument', 'deep', 1, `${deepValue}\nreturn await tools.echo(value);`),
   worker('deep return', 'deep', 1, `${deepValue}\nreturn value;`),
   ...['messageGetter', 'nullPrototype', 'proxy', 'throwingToString', 'rejectsSymbol'].map((tool) =>
@@ -121,7 +130,7 @@ export const soakShapes: readonly SoakShape[] = [
   python('loop', 'safe', 1, 'while True:\n    pass'),
   python('throw', 'safe', 1, 'raise ValueError("boom")'),
   python('log flood', 'safe', 1, 'for index in range(200000):\n    print("flood line", index)\nreturn "flooded"'),
-  python('growing list', 'memory', 1, 'rows = []\nwhile True:\n    rows.append(len(rows) * 1.5)'),
+  python('growing list', 'memory', 1, 'rows = []\nwhile True:\n    rows.append(len(rows) * 1.5)', long),
   python('deep argument', 'deep', 1, `${pythonDeepValue}\nreturn await tools.echo(value)`),
   ...['messageGetter', 'proxy'].map((tool) =>
     python(`tool ${tool}`, 'tool-error', 1, pythonCatching(tool), { bindings: { tools: oddErrorTools } }),

@@ -71,6 +71,27 @@ describe('LogBuffer', () => {
     expect(buffer.droppedBytes).toBe(9 - 5 + 6 + 3);
   });
 
+  it('replaces a lone surrogate with U+FFFD, counting it as the three bytes it then takes', () => {
+    const buffer = new LogBuffer(100);
+    const launch = 'Launch 🚀 party'.slice(0, 8);
+    expect(buffer.add('log', launch)).toEqual([{ level: 'log', text: 'Launch \uFFFD' }]);
+    expect(buffer.add('warn', '\uDE80 low, \uD83D\uDE80 whole, high \uD83D')).toEqual([
+      { level: 'warn', text: '\uFFFD low, 🚀 whole, high \uFFFD' },
+    ]);
+    expect(buffer.keptBytes).toBe(
+      utf8ByteLength('Launch \uFFFD') + 1 + utf8ByteLength('\uFFFD low, 🚀 whole, high \uFFFD') + 1,
+    );
+  });
+
+  it('leaves no lone surrogate in the line that crosses the budget', () => {
+    const buffer = new LogBuffer(10);
+    // 9 bytes of room after the newline: 'ab' (2), a lone high surrogate read as U+FFFD (3), the pair (4).
+    const [cut] = buffer.add('log', 'ab\uD83D🚀cd');
+    expect(cut?.text).toBe('ab\uFFFD🚀');
+    expect(buffer.truncated).toBe(true);
+    expect(buffer.keptBytes).toBe(10);
+  });
+
   it('writes a notice that starts with [sluice] and names the budget', () => {
     expect(logTruncationNotice(4096)).toMatch(/^\[sluice\] /);
     expect(logTruncationNotice(4096)).toContain('4096');

@@ -5,9 +5,14 @@ export function logTruncationNotice(limitBytes: number): string {
   return `[sluice] Output truncated: the ${limitBytes}-byte log budget is used up and later output was dropped. Print less, or return the data as the value.`;
 }
 
+// Without the `u` flag a regular expression reads UTF-16 code units, so it can see half of a pair.
+const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
 /**
  * Logs of one run under a byte budget. The entry that crosses the budget is cut to fit and
- * followed by a notice entry; everything after is dropped and counted.
+ * followed by a notice entry; everything after is dropped and counted. Each line is made
+ * well-formed Unicode as it is kept: a lone surrogate (a program printing `'🚀'.slice(0, 1)`) becomes
+ * U+FFFD, which is what it was counted as in bytes, so no provider hands a model text its API refuses.
  */
 export class LogBuffer {
   readonly entries: LogEntry[] = [];
@@ -25,7 +30,7 @@ export class LogBuffer {
       return [];
     }
     if (this.keptBytes + bytes <= this.limitBytes) {
-      const entry = { level, text };
+      const entry = { level, text: wellFormed(text) };
       this.entries.push(entry);
       this.keptBytes += bytes;
       return [entry];
@@ -34,7 +39,7 @@ export class LogBuffer {
     const kept: LogEntry[] = [];
     const cut = truncateUtf8(text, Math.max(0, this.limitBytes - this.keptBytes - 1));
     if (cut !== '') {
-      kept.push({ level, text: cut });
+      kept.push({ level, text: wellFormed(cut) });
       this.keptBytes += utf8ByteLength(cut) + 1;
       this.droppedBytes += bytes - utf8ByteLength(cut) - 1;
     } else {
@@ -44,4 +49,8 @@ export class LogBuffer {
     this.entries.push(...kept);
     return kept;
   }
+}
+
+function wellFormed(text: string): string {
+  return text.replace(loneSurrogate, '\uFFFD');
 }

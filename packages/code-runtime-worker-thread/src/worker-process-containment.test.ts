@@ -5,28 +5,12 @@ import type { HostFunction } from '@sluice/code-runtime';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createWorkerThreadCodeRuntime, resolveWorkerThreadSettings, WorkerThreadCodeRuntime } from './index.js';
 import { addressSpaceBytes, missingLayers, probeContainment } from './worker-process-spawn.js';
+import { childPids } from './worker-processes.test-helper.js';
 
 // The worker process is inspected from outside, through /proc, while it holds a run: each check
 // fails when the layer `isolation` claims is not really applied.
 const mebibyte = 1024 * 1024;
 const containment = probeContainment();
-
-/** The worker processes this test process started. */
-function workerPids(): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^[0-9]+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      const command = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
-      if (parent === process.pid && command.includes('worker-process-main.js')) pids.push(Number(entry));
-    } catch {
-      // The process ended while we looked.
-    }
-  }
-  return pids;
-}
 
 describe('worker process containment (Linux)', () => {
   // A file the host holds open when the runtime starts its processes: it must not be inherited.
@@ -40,16 +24,22 @@ describe('worker process containment (Linux)', () => {
     rmSync(marker, { force: true });
   });
 
+  // The program waits in this host call while the test looks at its process.
   let release: () => void = () => {};
+  let held: () => void = () => {};
+  const holding = new Promise<void>((resolve) => {
+    held = resolve;
+  });
   const hold: HostFunction = () =>
     new Promise((resolve) => {
       release = () => resolve(null);
+      held();
     });
 
   it('runs the program in a child process with an empty environment, a private directory and no inherited descriptors', async () => {
     const run = runtime.start({ program: 'await tools.hold(null); return 1;', bindings: { tools: { hold } } });
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const [pid] = workerPids();
+    await holding;
+    const [pid] = childPids();
     expect(pid).toBeDefined();
     try {
       expect(readFileSync(`/proc/${pid}/environ`, 'utf8')).toBe('');

@@ -1,7 +1,7 @@
-import { readdirSync, readFileSync } from 'node:fs';
 import type { CodeRunResult, HostFunction } from '@sluice/code-runtime';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createWorkerThreadCodeRuntime } from './index.js';
+import { childPids } from './worker-processes.test-helper.js';
 
 // Each of these programs aborted the whole host process when the workers lived in it (V8 treats
 // a worker's heap exhausted by one large allocation as fatal for the process). Each must now end
@@ -95,12 +95,17 @@ describe('worker-thread: a dead worker process', () => {
     try {
       expect(await runtime.run({ program: 'return 1;' })).toMatchObject({ ok: true });
       const pidsBefore = childPids();
-      const run = runtime.start({
-        program: 'await tools.wait(null); return 2;',
-        bindings: { tools: { wait: waitForever } },
+      let waiting: () => void = () => {};
+      const inCall = new Promise<void>((resolve) => {
+        waiting = resolve;
       });
-      // Kill every worker process of this test process from outside, as the OOM killer would.
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      const wait: HostFunction = () => {
+        waiting();
+        return new Promise(() => {});
+      };
+      const run = runtime.start({ program: 'await tools.wait(null); return 2;', bindings: { tools: { wait } } });
+      // Once the program is inside its process, kill that process from outside, as the OOM killer would.
+      await inCall;
       const pids = childPids();
       expect(pids.length).toBeGreaterThan(0);
       for (const pid of pids) process.kill(pid, 'SIGKILL');
@@ -156,22 +161,3 @@ describe('worker-thread: a dead TypeScript compiler', () => {
     }
   });
 });
-
-const waitForever: HostFunction = () => new Promise(() => {});
-
-/** The children of this test process whose command line contains `marker`: by default its worker processes. */
-function childPids(marker = 'worker-process-main.js'): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^[0-9]+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      const command = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
-      if (parent === process.pid && command.includes(marker)) pids.push(Number(entry));
-    } catch {
-      // The process ended while we looked.
-    }
-  }
-  return pids;
-}

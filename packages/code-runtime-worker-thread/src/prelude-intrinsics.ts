@@ -46,6 +46,7 @@ export interface PreludeIntrinsics {
   readonly mapHas: (this: Map<unknown, unknown>, key: unknown) => boolean;
   readonly objectPrototype: object;
   readonly arrayPrototype: object;
+  readonly bigintPrototype: object;
   readonly errorPrototype: object;
   readonly datePrototype: object;
   readonly regExpPrototype: object;
@@ -119,6 +120,7 @@ export function captureIntrinsics(): PreludeIntrinsics {
     mapHas: Map.prototype.has,
     objectPrototype: Object.prototype,
     arrayPrototype: Array.prototype,
+    bigintPrototype: BigInt.prototype,
     errorPrototype: Error.prototype,
     datePrototype: Date.prototype,
     regExpPrototype: RegExp.prototype,

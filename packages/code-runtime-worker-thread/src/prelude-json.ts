@@ -4,12 +4,17 @@ import type { PreludeIntrinsics } from './prelude-intrinsics.js';
  * In-context JSON writer. Serialised with `Function.prototype.toString` into the run's context, so
  * it must stay self-contained: no imports, no closures over module scope, strict code only.
  *
- * The returned function walks a program value exactly as `findJsonViolation` in the contract does
- * (same order, same refusals), writing compact JSON text as it goes. It returns `'T' + text`,
- * `'V' + violation JSON` for the first violation, or `'L'` when the text would pass `limitChars`
- * UTF-16 units (a lower bound on its UTF-8 size) and the value is otherwise valid. An object nested
- * `depthLimit` levels deep is refused as `depth`, as the contract's `measureJson` refuses it. Getters are
- * never invoked; `toJSON` is never called; Proxy traps run, here in the context, and nowhere else.
+ * The returned function walks a program value as `JSON.stringify` would read it, writing compact
+ * JSON text as it goes: a `toJSON` method (own or inherited, a data property) is called with its key,
+ * here in the context, and its result written instead (so a `Date` becomes its ISO string); a
+ * property whose value is `undefined` is left out and an `undefined` array element is written as
+ * `null`. Everything else that JSON cannot carry is refused as `findJsonViolation` in the contract
+ * refuses it (same order, same kinds) on the value with those conversions applied. It returns
+ * `'T' + text`, `'V' + violation JSON` for the first violation, or `'L'` when the text would pass
+ * `limitChars` UTF-16 units (a lower bound on its UTF-8 size) and the value is otherwise valid. An
+ * object nested `depthLimit` levels deep is refused as `depth`, as the contract's `measureJson`
+ * refuses it. Getters are never invoked; `toJSON` and Proxy traps run, here in the context, and
+ * nowhere else, and whatever they throw is thrown to the caller.
  */
 export function makeJsonWriter(
   intrinsics: PreludeIntrinsics,
@@ -34,6 +39,7 @@ export function makeJsonWriter(
     mapHas,
     objectPrototype,
     arrayPrototype,
+    bigintPrototype,
   } = intrinsics;
 
   interface Node {
@@ -42,10 +48,30 @@ export function makeJsonWriter(
     readonly key: string | number | undefined;
     readonly depth: number;
   }
+  /** An open object or array: whether a member was written yet decides the comma. */
+  interface Container {
+    readonly array: boolean;
+    written: boolean;
+  }
   type Frame =
-    | { readonly kind: 'value'; readonly node: Node; readonly text: undefined; readonly object: undefined }
-    | { readonly kind: 'text'; readonly node: undefined; readonly text: string; readonly object: undefined }
-    | { readonly kind: 'exit'; readonly node: undefined; readonly text: string; readonly object: object };
+    | { readonly kind: 'value'; readonly node: Node; readonly container: Container | undefined }
+    | { readonly kind: 'exit'; readonly text: string; readonly object: object };
+
+  // `toJSON` as JSON.stringify finds it (own or inherited), but read from data properties only, so
+  // no getter runs: an accessor or a non-function there means no `toJSON`. The hop cap stops a
+  // Proxy that invents prototypes forever.
+  function findToJson(value: object | bigint): ((this: unknown, key: string) => unknown) | undefined {
+    let current: object | null = typeof value === 'bigint' ? bigintPrototype : (value as object);
+    for (let hops = 0; current !== null && hops < 1000; hops += 1) {
+      const descriptor = getOwnPropertyDescriptor(current, 'toJSON');
+      if (descriptor !== undefined) {
+        const method = hasOwn(descriptor, 'value') ? descriptor.value : undefined;
+        return typeof method === 'function' ? method : undefined;
+      }
+      current = getPrototypeOf(current);
+    }
+    return undefined;
+  }
 
   function primitiveKind(value: unknown): string | undefined {
     switch (typeof value) {
@@ -123,25 +149,42 @@ export function makeJsonWriter(
     stack[top++] = {
       kind: 'value',
       node: { value, parent: undefined, key: undefined, depth: 0 },
-      text: undefined,
-      object: undefined,
+      container: undefined,
     };
     while (top > 0) {
       const frame = stack[--top]!;
-      if (frame.kind === 'text') {
-        emit(frame.text);
-        continue;
-      }
       if (frame.kind === 'exit') {
         apply(mapDelete, ancestors, [frame.object]);
         apply(mapSet, checked, [frame.object, true]);
         emit(frame.text);
         continue;
       }
-      const node = frame.node;
-      const current = node.value;
+      const { node: found, container } = frame;
+      let node = found;
+      let current = node.value;
+      if ((typeof current === 'object' && current !== null) || typeof current === 'bigint') {
+        // As JSON.stringify does: the program's own method, run here in the context, with the key.
+        const toJson = findToJson(current);
+        if (toJson !== undefined) {
+          const key = node.key === undefined ? '' : typeof node.key === 'number' ? `${node.key}` : node.key;
+          current = apply(toJson, current, [key]);
+          node = { value: current, parent: node.parent, key: node.key, depth: node.depth };
+        }
+      }
+      if (current === undefined && container !== undefined) {
+        // JSON.stringify's rules: an undefined property is left out, an undefined element is null.
+        if (!container.array) continue;
+        emit(container.written ? ',null' : 'null');
+        container.written = true;
+        continue;
+      }
       const problem = primitiveKind(current);
       if (problem !== undefined) return violation(node, problem);
+      if (container !== undefined) {
+        const comma = container.written ? ',' : '';
+        emit(container.array ? comma : `${comma}${stringify(node.key as string)}:`);
+        container.written = true;
+      }
       if (typeof current !== 'object' || current === null) {
         emit(typeof current === 'string' || typeof current === 'number' ? stringify(current) : `${current}`);
         continue;
@@ -190,12 +233,10 @@ export function makeJsonWriter(
         }
       }
       emit(array ? '[' : '{');
-      stack[top++] = { kind: 'exit', node: undefined, text: array ? ']' : '}', object: current };
+      stack[top++] = { kind: 'exit', text: array ? ']' : '}', object: current };
+      const opened: Container = { array, written: false };
       for (let index = count - 1; index >= 0; index -= 1) {
-        const child = children[index]!;
-        stack[top++] = { kind: 'value', node: child, text: undefined, object: undefined };
-        const prefix = (index > 0 ? ',' : '') + (array ? '' : `${stringify(child.key as string)}:`);
-        if (prefix !== '') stack[top++] = { kind: 'text', node: undefined, text: prefix, object: undefined };
+        stack[top++] = { kind: 'value', node: children[index]!, container: opened };
       }
     }
     return emitting ? `T${text}` : 'L';

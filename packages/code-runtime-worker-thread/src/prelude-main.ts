@@ -155,6 +155,10 @@ export function preludeMain(
     }
   }
 
+  function rejected(error: unknown): Promise<never> {
+    return new PromiseConstructor((_resolve, reject) => reject(error));
+  }
+
   function hostFunction(namespace: string, name: string): (...args: unknown[]) => Promise<unknown> {
     const label = `${namespace}.${name}`;
     return {
@@ -162,17 +166,23 @@ export function preludeMain(
         if (args.length > 1) {
           throw new TypeErrorConstructor(`${label} takes one argument (a JSON value) or none; it got ${args.length}.`);
         }
+        const input = args.length === 0 || args[0] === undefined ? null : args[0];
+        let encoded: string;
+        try {
+          // Runs the program's toJSON methods and Proxy traps: what they throw rejects this call.
+          encoded = writeJson(input, 1 / 0, config.depthLimit);
+        } catch (error) {
+          return rejected(error);
+        }
         callCount += 1;
         if (callCount > config.hostCalls + 1) {
-          return apply(PromiseConstructor.reject, PromiseConstructor, [
+          return rejected(
             new ErrorConstructor(
               `The host-call budget of ${config.hostCalls} calls per run is used up; this call was refused. Make fewer calls, or batch them.`,
             ),
-          ]) as Promise<unknown>;
+          );
         }
-        const input = args.length === 0 || args[0] === undefined ? null : args[0];
         const id = callCount;
-        const encoded = writeJson(input, 1 / 0, config.depthLimit);
         logs?.marker(id);
         post(`["call",${logPosition()},${id},${stringify(namespace)},${stringify(name)},${stringify(encoded)}]`);
         return new PromiseConstructor((resolve, reject) => {
@@ -220,8 +230,19 @@ export function preludeMain(
     try {
       apply(promiseThen, completion, [
         (value: unknown) => {
-          if (value === undefined) finish('"none"');
-          else finish(`"value",${stringify(writeJson(value, config.valueBytes, config.depthLimit))}`);
+          if (value === undefined) {
+            finish('"none"');
+            return;
+          }
+          let encoded: string;
+          try {
+            encoded = writeJson(value, config.valueBytes, config.depthLimit);
+          } catch (error) {
+            // A toJSON method or a Proxy trap of the program threw: the run ends as that exception.
+            fail(error);
+            return;
+          }
+          finish(`"value",${stringify(encoded)}`);
         },
         fail,
       ]);

@@ -274,15 +274,39 @@ describe('worker-thread isolation: hostile values', () => {
     expect(Object.hasOwn(input as object, '__proto__')).toBe(true);
   });
 
-  it('never runs getters or toJSON of a returned object, and says why it is refused', async () => {
+  it('never runs getters of a returned object, and says why it is refused', async () => {
     const getter = await runtime.run({ program: "return { fine: 1, get lazy() { console.log('ran'); return 2; } };" });
     expect(!getter.ok && getter.failure).toMatchObject({ kind: 'invalid-output' });
     expect(!getter.ok && getter.failure.message).toContain('$.lazy is an accessor');
     expect(getter.logs).toEqual([]);
-    const toJson = await runtime.run({ program: 'return { toJSON() { return 1; } };' });
-    expect(!toJson.ok && toJson.failure.message).toContain('$.toJSON is a function');
-    const date = await runtime.run({ program: 'return { when: new Date(0) };' });
-    expect(!date.ok && date.failure.message).toContain('$.when is a Date');
+    const accessorToJson = await runtime.run({
+      program: "return { get toJSON() { console.log('ran'); return () => 1; } };",
+    });
+    expect(!accessorToJson.ok && accessorToJson.failure.message).toContain('$.toJSON is an accessor');
+    expect(accessorToJson.logs).toEqual([]);
+  });
+
+  it('runs toJSON in the context only, with a receiver and arguments of the context', async () => {
+    const found = await findings(`
+      const found: string[] = [];
+      const value = {
+        toJSON(this: unknown, ...args: unknown[]) {
+          found.push(...escapes(this, 'toJSON this'), ...escapes(args, 'toJSON arguments'));
+          args.forEach((argument, index) => found.push(...escapes(argument, 'toJSON argument ' + index)));
+          return { converted: true };
+        },
+      };
+      const reply: any = await tools.echo({ value, when: new Date(0) });
+      found.push(...escapes(reply, 'reply'));
+      if (reply.value.converted !== true || reply.when !== '1970-01-01T00:00:00.000Z') found.push('not converted');
+      try {
+        await tools.echo({ bad: { toJSON() { throw new RangeError('from toJSON'); } } });
+        found.push('a throwing toJSON did not reject');
+      } catch (error) {
+        found.push(...escapes(error, 'toJSON error'));
+      }
+      return found;`);
+    expect(found).toEqual([]);
   });
 
   it('keeps working when the program replaces the built-ins the prelude uses', async () => {

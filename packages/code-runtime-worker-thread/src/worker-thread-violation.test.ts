@@ -29,7 +29,6 @@ const refused: Array<[string, unknown]> = [
   ['-Infinity', { deep: { deeper: Number.NEGATIVE_INFINITY } }],
   ['-0', { zero: -0 }],
   ['BigInt', { big: 10n }],
-  ['undefined', { missing: undefined }],
   ['function', { call() {} }],
   ['symbol', [Symbol('s')]],
   ['cycle', cyclic],
@@ -37,12 +36,28 @@ const refused: Array<[string, unknown]> = [
   ['array key', { list: extraKey }],
   ['symbol key', { nested: withSymbol }],
   ['accessor', { item: accessor }],
-  ['Date', { when: new Date(0) }],
   ['class instance', [new Money()]],
   ['Map', new Map()],
   ['null-prototype class', { odd: Object.create(Object.create(null)) }],
   ['foreign array', { list: Object.setPrototypeOf([], Object.create(Array.prototype)) }],
   ['odd keys', { 'a b': { '0': { __proto__: [Number.NaN] } } }],
+];
+
+// Values the writer first converts as JSON.stringify does (toJSON run, undefined properties left out,
+// undefined elements null), each with its converted form: the violation must read as the
+// contract's reading of that form.
+const converted: Array<[string, unknown, unknown]> = [
+  ['a NaN after an omitted undefined', { skipped: undefined, ratio: Number.NaN }, { ratio: Number.NaN }],
+  ['a BigInt after an undefined element', { list: [undefined, 1n] }, { list: [null, 1n] }],
+  ['a Date, then a Map', { when: new Date(0), map: new Map() }, { when: new Date(0).toISOString(), map: new Map() }],
+  [
+    'what a toJSON returned',
+    [{ toJSON: () => ({ inner: [Number.POSITIVE_INFINITY] }) }],
+    [{ inner: [Number.POSITIVE_INFINITY] }],
+  ],
+  ['a Map after an invalid Date', { when: new Date(Number.NaN), index: new Map() }, { when: null, index: new Map() }],
+  ['a toJSON that returns undefined at the root', { toJSON: () => undefined }, undefined],
+  ['a toJSON that returns a function', { item: { toJSON: () => () => 1 } }, { item: () => 1 }],
 ];
 
 describe('prelude JSON writer and rebuildViolation', () => {
@@ -51,6 +66,85 @@ describe('prelude JSON writer and rebuildViolation', () => {
     expect(written[0]).toBe('V');
     const rebuilt = rebuildViolation(JSON.parse(written.slice(1)));
     expect(findJsonViolation(rebuilt)).toEqual(findJsonViolation(value));
+  });
+
+  it.each(converted)('reports %s as the contract reads the converted value', (_label, value, equivalent) => {
+    const written = writeJson(value, Number.POSITIVE_INFINITY, jsonDepthLimit);
+    expect(written[0]).toBe('V');
+    const rebuilt = rebuildViolation(JSON.parse(written.slice(1)));
+    expect(findJsonViolation(rebuilt)).toEqual(findJsonViolation(equivalent));
+    expect(findJsonViolation(equivalent)).toBeDefined();
+  });
+
+  it('refuses a cycle made by toJSON at the same place as the contract', () => {
+    const root: Record<string, unknown> = { child: {} };
+    (root.child as Record<string, unknown>).link = { toJSON: () => root };
+    const written = writeJson(root, Number.POSITIVE_INFINITY, jsonDepthLimit);
+    const equivalent: Record<string, unknown> = { child: {} };
+    (equivalent.child as Record<string, unknown>).link = equivalent;
+    expect(findJsonViolation(rebuildViolation(JSON.parse(written.slice(1))))).toEqual(findJsonViolation(equivalent));
+  });
+
+  it('writes what JSON.stringify writes for dates, toJSON methods and undefined members', () => {
+    class Point {
+      constructor(
+        readonly x: number,
+        readonly y: number,
+      ) {}
+      toJSON(key: string) {
+        return { x: this.x, y: this.y, key, gone: undefined };
+      }
+    }
+    const value = {
+      fetchedAt: new Date(1_700_000_000_123),
+      invalid: new Date(Number.NaN),
+      cursor: undefined,
+      list: [undefined, 1, undefined],
+      point: new Point(1, 2),
+      points: [new Point(3, 4)],
+      nested: { toJSON: () => 'replaced' },
+      empty: { gone: undefined },
+    };
+    expect(writeJson(value, Number.POSITIVE_INFINITY, jsonDepthLimit)).toBe(`T${JSON.stringify(value)}`);
+    expect(writeJson([undefined], Number.POSITIVE_INFINITY, jsonDepthLimit)).toBe('T[null]');
+    expect(writeJson(new Date(0), Number.POSITIVE_INFINITY, jsonDepthLimit)).toBe(`T${JSON.stringify(new Date(0))}`);
+  });
+
+  it('uses a toJSON the program put on BigInt.prototype, as JSON.stringify does', () => {
+    const prototype = BigInt.prototype as unknown as { toJSON?: unknown };
+    prototype.toJSON = function (this: bigint) {
+      return this.toString();
+    };
+    try {
+      const value = { big: 12345678901234567890n };
+      expect(writeJson(value, Number.POSITIVE_INFINITY, jsonDepthLimit)).toBe(`T${JSON.stringify(value)}`);
+    } finally {
+      delete prototype.toJSON;
+    }
+  });
+
+  it('never runs a getter, not even one named toJSON, and passes on what toJSON throws', () => {
+    let ran = 0;
+    const getter = {
+      get toJSON() {
+        ran += 1;
+        return () => 1;
+      },
+    };
+    expect(writeJson(getter, Number.POSITIVE_INFINITY, jsonDepthLimit)[0]).toBe('V');
+    expect(ran).toBe(0);
+    const thrown = new Error('from toJSON');
+    expect(() =>
+      writeJson(
+        {
+          toJSON() {
+            throw thrown;
+          },
+        },
+        Number.POSITIVE_INFINITY,
+        jsonDepthLimit,
+      ),
+    ).toThrow(thrown);
   });
 
   it('refuses a value nested past the depth limit at the same place as the contract, without recursion', () => {

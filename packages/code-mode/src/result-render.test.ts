@@ -132,6 +132,110 @@ describe('renderSections', () => {
   });
 });
 
+describe('renderSections, failed host calls of an ok run', () => {
+  const call = (index: number, name: string, error?: string) => ({
+    callId: `c${index}`,
+    namespace: 'weather',
+    name,
+    ms: 1,
+    ...(error === undefined ? { ok: true } : { ok: false, error }),
+  });
+
+  it('lists each failed call with its name and reason before the logs, and says the run still ended ok', () => {
+    const calls = [
+      call(1, 'forecast'),
+      call(2, 'forecast', 'Lima is not a city this service covers.'),
+      call(3, 'delete_station', 'Permission denied: weather.delete_station is not allowed.'),
+    ] as CodeRunSuccess['calls'];
+    const { header, body } = renderSections({ ...success, calls });
+    expect(header).toContain('3 host calls · 2 failed');
+    expect(body.split('\n').slice(0, 4)).toEqual([
+      '--- failed host calls (2 of 3; the run still ended ok) ---',
+      'c2 weather.forecast: Lima is not a city this service covers.',
+      'c3 weather.delete_station: Permission denied: weather.delete_station is not allowed.',
+      '--- logs ---',
+    ]);
+  });
+
+  it('adds no section when every call succeeded', () => {
+    const calls = [call(1, 'forecast')] as CodeRunSuccess['calls'];
+    expect(renderSections({ ...success, calls }).body).not.toContain('failed host calls');
+  });
+
+  it('groups calls that failed alike, lists the first few reasons and counts the rest', () => {
+    const calls = [
+      ...Array.from({ length: 40 }, (_, index) => call(index + 1, 'forecast', 'Rate limited: retry in 2 s.')),
+      ...Array.from({ length: 9 }, (_, index) => call(41 + index, `station_${index}`, `Station ${index} is offline.`)),
+      call(50, 'forecast', ''),
+    ] as CodeRunSuccess['calls'];
+    const section = renderSections({ ...success, calls }).body.split('\n--- logs ---')[0]!;
+    expect(section.split('\n')).toEqual([
+      '--- failed host calls (50 of 50; the run still ended ok) ---',
+      'c1, c2, c3 … c40 weather.forecast (40 calls): Rate limited: retry in 2 s.',
+      'c41 weather.station_0: Station 0 is offline.',
+      'c42 weather.station_1: Station 1 is offline.',
+      'c43 weather.station_2: Station 2 is offline.',
+      'c44 weather.station_3: Station 3 is offline.',
+      '… 6 more failed calls with 6 other reasons not listed; print the errors the program catches to see them all.',
+    ]);
+    const few = [call(1, 'forecast', 'down'), call(2, 'forecast', 'down'), call(3, 'forecast')];
+    expect(renderSections({ ...success, calls: few as CodeRunSuccess['calls'] }).body).toContain(
+      'c1, c2 weather.forecast (2 calls): down',
+    );
+  });
+
+  it('cuts a long reason with a visible marker, so the section stays small', () => {
+    const calls = Array.from({ length: 20 }, (_, index) =>
+      call(index + 1, `tool_${index}`, `${index}: ${'upstream said no. '.repeat(50_000)}`),
+    ) as CodeRunSuccess['calls'];
+    const section = renderSections({ ...success, calls }).body.split('\n--- logs ---')[0]!;
+    expect(Buffer.byteLength(section)).toBeLessThan(3_000);
+    expect(section).toContain('c1 weather.tool_0: 0: upstream said no.');
+    expect(section).toMatch(/ … \[cut: \d+ characters in all\]\n/);
+    expect(section).toContain('15 more failed calls with 15 other reasons not listed');
+  });
+
+  it('keeps the failed calls in a result cut for its budget', () => {
+    const calls = [call(1, 'forecast', 'Lima is not a city this service covers.')] as CodeRunSuccess['calls'];
+    const rendered = renderResult({ ...floodOfLogs(2_000), calls }, { tokenBudget: 1_000, spillDirectory: scratch() });
+    expect(rendered.cut).toBe(true);
+    expect(rendered.text).toContain('c1 weather.forecast: Lima is not a city this service covers.');
+  });
+});
+
+describe('renderSections, well-formed Unicode', () => {
+  const lone = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+  const launch = 'Launch 🚀 party'.slice(0, 8);
+
+  it('shows a lone surrogate in a log, a reason or a value as U+FFFD or a JSON escape, never bare', () => {
+    const calls = [
+      { callId: 'c1', namespace: 'tools', name: 'post', ok: false, ms: 1, error: `refused: ${launch}` },
+    ] as CodeRunSuccess['calls'];
+    const text = Object.values(
+      renderSections({ ...success, logs: [{ level: 'log', text: launch }], calls, value: launch }),
+    ).join('\n');
+    expect(text).not.toMatch(lone);
+    expect(text).toContain('Launch \uFFFD\n');
+    expect(text).toContain('c1 tools.post: refused: Launch \uFFFD');
+    expect(text).toContain('"Launch \\ud83d"');
+  });
+
+  it('shows a lone surrogate in a failure message, stack, reason and host call as U+FFFD, keeping whole pairs', () => {
+    const broken: CodeRunFailed = {
+      ...failure,
+      calls: [{ callId: 'c1', namespace: 'tools', name: 'post', ok: false, ms: 1, error: `\uDE80 ${launch}` }],
+      failure: { kind: 'exception', message: `Error: ${launch} 🚀`, stack: `Error: ${launch}\n    at program.ts:1:7` },
+    };
+    const text = Object.values(renderSections(broken)).join('\n');
+    expect(text).not.toMatch(lone);
+    expect(text).toContain('message: Error: Launch \uFFFD 🚀');
+    expect(text).toContain('stack:\nError: Launch \uFFFD\n');
+    expect(text).toContain('c1 tools.post: error, 1 ms: \uFFFD Launch \uFFFD');
+    const aborted = renderSections({ ...failure, failure: { kind: 'abort', message: 'cancelled', reason: launch } });
+    expect(aborted.body).toContain('reason: Launch \uFFFD');
+  });
+});
+
 describe('renderResult', () => {
   it('leaves a result within budget whole and writes no file', () => {
     const directory = scratch();

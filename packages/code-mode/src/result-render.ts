@@ -1,20 +1,33 @@
-import type { CodeRunFailure, CodeRunResult, HostCallRecord, LogEntry } from '@sluice/code-runtime';
+import {
+  type CodeRunFailure,
+  type CodeRunResult,
+  cutUtf8,
+  type HostCallRecord,
+  type LogEntry,
+} from '@sluice/code-runtime';
+import { wellFormedText } from './well-formed-text.js';
 
 /** The rendered sections of a result, before any budget is applied. */
 export interface RenderedSections {
   /** One line: outcome and usage. Always kept whole. */
   readonly header: string;
-  /** Logs, then the value or the failure and the host calls. */
+  /** The failed host calls of an `ok` run, the logs, then the value; or the logs, the failure and the host calls. */
   readonly body: string;
 }
 
 /**
  * The full text of a result as the model reads it: a header line with the outcome and what the run
- * used, the logs, then the returned value as JSON or, on failure, the failure kind, its message,
- * where it happened, and every host call made with how it ended.
+ * used; for an `ok` run the host calls that failed with their reasons (see {@link failedCallsSection}),
+ * the logs, then the returned value as JSON; on failure the logs, the failure kind, its message, where
+ * it happened, and every host call made with how it ended. Well-formed Unicode throughout: a lone
+ * surrogate in a log, a message or a reason is shown as U+FFFD.
  */
 export function renderSections(result: CodeRunResult): RenderedSections {
-  const sections = [logsSection(result.logs, result.logsTruncated)];
+  const sections: string[] = [];
+  const failedCalls = result.ok ? failedCallsSection(result.calls) : undefined;
+  // First: a cut for the budget keeps the start, so a long log cannot push it out of sight.
+  if (failedCalls !== undefined) sections.push(failedCalls);
+  sections.push(logsSection(result.logs, result.logsTruncated));
   if (result.ok) {
     sections.push(
       result.value === undefined
@@ -24,7 +37,8 @@ export function renderSections(result: CodeRunResult): RenderedSections {
   } else {
     sections.push(failureSection(result.failure), callsSection(result.calls));
   }
-  return { header: `[run_code] ${summaryLine(result)}`, body: `${sections.join('\n')}\n` };
+  // Logs, messages, stacks and reasons can hold half of a surrogate pair; model APIs refuse that.
+  return { header: `[run_code] ${summaryLine(result)}`, body: wellFormedText(`${sections.join('\n')}\n`) };
 }
 
 /** The outcome and what the run used, on one line: `ok · 42 ms · 12 ms CPU · 3 host calls · 2 log lines`. */
@@ -88,6 +102,66 @@ function callsSection(calls: readonly HostCallRecord[]): string {
       : `${where}: error, ${Math.round(call.ms)} ms: ${call.error ?? ''}`;
   });
   return `--- host calls (${calls.length}, in order) ---\n${lines.join('\n')}`;
+}
+
+/** Distinct failures (same function, same reason) listed in an `ok` run's text; the rest are counted. */
+export const listedFailureGroups = 5;
+
+/** UTF-8 bytes of a failure's reason shown; a longer reason is cut with a visible marker. */
+export const failureReasonBytes = 400;
+
+interface FailureGroup {
+  readonly path: string;
+  readonly reason: string;
+  readonly callIds: string[];
+}
+
+/**
+ * The host calls that failed in a run that still ended `ok` (the program caught the errors), so the
+ * model sees why, not only how many: calls with the same function and reason share a line, in the
+ * order they first failed. At most {@link listedFailureGroups} lines, each reason cut to
+ * {@link failureReasonBytes}; a last line counts what is not listed. `undefined` when no call failed.
+ */
+export function failedCallsSection(calls: readonly HostCallRecord[]): string | undefined {
+  const groups: FailureGroup[] = [];
+  // Keyed by path, then by reason, so a long reason is hashed once rather than copied into a key.
+  const index = new Map<string, Map<string, FailureGroup>>();
+  let failed = 0;
+  for (const call of calls) {
+    if (call.ok) continue;
+    failed += 1;
+    const path = `${call.namespace}.${call.name}`;
+    const reason = call.error === undefined || call.error === '' ? '(no reason given)' : call.error;
+    let byReason = index.get(path);
+    if (byReason === undefined) {
+      byReason = new Map();
+      index.set(path, byReason);
+    }
+    let group = byReason.get(reason);
+    if (group === undefined) {
+      group = { path, reason, callIds: [] };
+      byReason.set(reason, group);
+      groups.push(group);
+    }
+    group.callIds.push(call.callId);
+  }
+  if (failed === 0) return undefined;
+  const listed = groups.slice(0, listedFailureGroups);
+  const lines = listed.map(groupLine);
+  const unlisted = groups.slice(listedFailureGroups);
+  if (unlisted.length > 0) {
+    const count = unlisted.reduce((sum, group) => sum + group.callIds.length, 0);
+    lines.push(
+      `… ${plural(count, 'more failed call')} with ${plural(unlisted.length, 'other reason')} not listed; print the errors the program catches to see them all.`,
+    );
+  }
+  return `--- failed host calls (${failed} of ${calls.length}; the run still ended ok) ---\n${lines.join('\n')}`;
+}
+
+function groupLine({ path, reason, callIds }: FailureGroup): string {
+  const ids = callIds.length <= 4 ? callIds.join(', ') : `${callIds.slice(0, 3).join(', ')} … ${callIds.at(-1)}`;
+  const count = callIds.length === 1 ? '' : ` (${callIds.length} calls)`;
+  return `${ids} ${path}${count}: ${cutUtf8(reason, failureReasonBytes)}`;
 }
 
 function plural(count: number, noun: string): string {

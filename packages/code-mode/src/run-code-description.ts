@@ -16,20 +16,24 @@ const guides: Record<
   typescript: {
     intro: 'Run a TypeScript program that calls the tools declared below as async functions',
     rules: (example) => [
-      'The program is the body of an async function: use `await` at the top level, and `return` a JSON value (objects, arrays, strings, finite numbers, booleans, null).',
+      'The program is the body of an async function: use `await` at the top level, and `return` the result.',
+      'Tool arguments and the result are JSON as `JSON.stringify` writes it: `undefined` properties are left out and a `Date` becomes its ISO string. A value JSON cannot hold (`NaN`, a `Map`, a function, a cycle) fails, naming its path.',
       `Call a tool with one JSON argument: \`const result = await ${example}({ ... })\`. Run independent calls at once with \`Promise.all\`.`,
       'A call that fails (denied by policy, invalid input, the tool’s own error) throws an `Error` whose message says why; catch it to carry on.',
-      '`console.log` lines come back with the result. Type annotations are allowed. There are no imports, and the declared functions are the only way to reach anything outside the program.',
+      'Globals: the JavaScript built-ins, `console` and `setTimeout`. There are no imports, `require`, `fetch` or `process`: the declared functions are the only way to reach anything outside the program.',
+      '`console.log` lines come back with the result. Type annotations are allowed.',
     ],
     fence: 'ts',
   },
   python: {
     intro: 'Run a Python program that calls the tools declared below as async functions',
     rules: (example) => [
-      'The program is the body of an async function: use `await` at the top level, and `return` a JSON value (dicts, lists, str, int, float, bool, None).',
+      'The program is the body of an async function: use `await` at the top level, and `return` the result.',
+      'The result must be JSON: dicts with string keys, lists, str, int, float, bool, None.',
       `Call a tool with keyword arguments or one dict: \`result = await ${example}(key=value)\`. Run independent calls at once with \`await asyncio.gather(...)\` (\`asyncio\` is already imported).`,
       'A call that fails (denied by policy, invalid input, the tool’s own error) raises `HostCallError` whose message says why; catch it to carry on.',
-      '`print` output comes back with the result. The declared functions are the only way to reach anything outside the program.',
+      'The standard library can be imported; third-party packages cannot. The declared functions are the only way to reach anything outside the program.',
+      '`print` output comes back with the result.',
     ],
     fence: 'python',
   },

@@ -38,4 +38,14 @@ describe('runCodeDescription', () => {
     expect(python).toContain('await weather.forecast(key=value)');
     expect(python).toContain('The standard library can be imported; third-party packages cannot.');
   });
+
+  it('is well-formed Unicode when a tool description holds half of a surrogate pair', () => {
+    const broken: Tool = { ...forecast, description: `Rain for a city ${'🌧️'.slice(0, 1)} (an upstream cut this)` };
+    for (const language of ['typescript', 'python'] as const) {
+      const declarations = generateDeclarations([broken], { language });
+      const text = runCodeDescription({ language, declarations, limits: {} });
+      expect(text).toContain('Rain for a city \uFFFD (an upstream cut this)');
+      expect(text).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/);
+    }
+  });
 });

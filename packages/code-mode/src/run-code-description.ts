@@ -1,6 +1,7 @@
 import type { CodeRuntimeLanguage } from '@sluice/code-runtime';
 import type { ToolDeclarations } from './declarations.js';
 import { describeLimits, type RuntimeLimits } from './runtime-limits.js';
+import { wellFormedText } from './well-formed-text.js';
 
 /** What {@link runCodeDescription} builds the `run_code` description from. */
 export interface RunCodeDescriptionInput {
@@ -42,7 +43,8 @@ const guides: Record<
 /**
  * The `run_code` tool description: what the tool does, how to write a program in the runtime's
  * language, the limits the runtime publishes (never invented: a runtime that publishes none is
- * said to), and the declarations. Deterministic, so a prompt cache keeps hitting.
+ * said to), and the declarations. Deterministic, so a prompt cache keeps hitting. Well-formed
+ * Unicode: a lone surrogate in a tool's description shows as U+FFFD.
  */
 export function runCodeDescription(input: RunCodeDescriptionInput): string {
   const guide = guides[input.language];
@@ -58,5 +60,6 @@ export function runCodeDescription(input: RunCodeDescriptionInput): string {
       : 'Limits: this runtime does not publish its budgets; a run that exceeds one ends, and the result says which.',
     `Declarations:\n\`\`\`${guide.fence}\n${input.declarations.text.trimEnd()}\n\`\`\``,
   ];
-  return parts.join('\n\n');
+  // Tool names and descriptions are foreign text: an MCP server's may hold half of a surrogate pair.
+  return wellFormedText(parts.join('\n\n'));
 }

@@ -137,3 +137,11 @@ describe('run_code log lines with a lone surrogate', () => {
     startup,
   );
 });
+
+describe('run_code input it cannot run', () => {
+  it('answers with well-formed text when a field name the model sent holds half of a surrogate pair', async () => {
+    const runCode = createRunCodeTool({ context: { codeRuntime: runtimes.typescript }, tools, policy });
+    const text = await runCode.execute({ code: 'return 1', 'note\uD83D': 'x' });
+    expect(text).toBe('[run_code] not run: unknown input field note\uFFFD; send only code and description.\n');
+  });
+});

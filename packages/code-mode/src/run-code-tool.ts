@@ -22,6 +22,7 @@ import { declareTools } from './declarations-entry.js';
 import { type RenderedResult, type RenderResultOptions, renderResult } from './result-budget.js';
 import { runCodeDescription } from './run-code-description.js';
 import { readRuntimeLimits } from './runtime-limits.js';
+import { wellFormedText } from './well-formed-text.js';
 
 /** Options for {@link createRunCodeTool}. */
 export interface RunCodeToolOptions {
@@ -133,7 +134,8 @@ export function createRunCodeTool(options: RunCodeToolOptions): RunCodeTool {
   const run = async (input: RunCodeInput | JsonValue, runOptions: RunCodeRunOptions = {}): Promise<RunCodeOutcome> => {
     const problem = inputProblem(input);
     if (problem !== undefined) {
-      const text = `[run_code] not run: ${problem}\n`;
+      // The problem can quote the model's own field names, which may hold half of a surrogate pair.
+      const text = wellFormedText(`[run_code] not run: ${problem}\n`);
       return {
         result: undefined,
         rendered: { text, estimatedTokens: Math.ceil(text.length / 4), cut: false, spillPath: undefined },

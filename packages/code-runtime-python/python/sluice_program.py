@@ -1,20 +1,167 @@
-"""The program wrapper: the model's source as the body of an async function, and errors in its own terms."""
+"""The program as a module: the model's source compiled at module level, and errors in its own terms.
+
+Top-level names are module globals, as in plain CPython (`global`, `globals()`), and top-level
+`await` is allowed. What plain CPython refuses at module level but models write is rewritten on
+the AST, never on the text, so every line number stays the model's own:
+
+- `return x` at the top level raises `ProgramReturn(x)`, which ends the program with `x`;
+- with no `return` reached, the last expression statement (also as the last statement of an
+  `if __name__ == "__main__":` block) is the value, unless it is `None`;
+- `asyncio.run(x)` at the top level is `await x`, inside the program's own event loop.
+"""
 
 import ast
+import asyncio
+import builtins
 import linecache
+import sys
 import traceback
 
 #: The file name the program's code objects carry; tracebacks keep only frames from it.
 PROGRAM_FILE = '<program>'
 
-_WRAPPER = 'async def __program__():\n    pass\n'
+#: Names the rewritten program uses, found in the program's builtins (see `install`).
+_RETURN = '__sluice_return__'
+_RETURNING = '__sluice_returning__'
+
+_EXCEPTION_GROUP = getattr(builtins, 'BaseExceptionGroup', None)
 
 
-class _WrapReturns(ast.NodeTransformer):
-    """`return x` → `return (x,)`, so falling off the end (`return ()`) differs from `return None`.
+class ProgramReturn(BaseException):
+    """A top-level `return` (or the final expression) on its way out of the program.
 
-    Nested functions and classes are left alone: their returns are their own.
+    A `BaseException`, so `except Exception` in the program does not catch it; a bare `except`
+    or `except BaseException` around a top-level `return` re-raises it (see `_Normalise`).
     """
+
+    def __init__(self, value, final=False):
+        super().__init__()
+        self.value = value
+        self.final = final
+
+    def outcome(self):
+        """(has_value, value): a final expression whose value is None gives no value."""
+        return (not (self.final and self.value is None)), self.value
+
+
+def _reraise_return():
+    """First statement of a handler that may catch a top-level `return`: lets it through."""
+    error = sys.exc_info()[1]
+    if isinstance(error, ProgramReturn):
+        raise error
+    if _EXCEPTION_GROUP is not None and isinstance(error, _EXCEPTION_GROUP) and error.subgroup(ProgramReturn):
+        raise error
+
+
+def install(module):
+    """Puts the names the rewritten program calls into `module`, the program's builtins."""
+    setattr(module, _RETURN, ProgramReturn)
+    setattr(module, _RETURNING, _reraise_return)
+
+
+class Program:
+    """A compiled program: `code` runs in a globals dict; `is_coroutine` when it awaits at the top level."""
+
+    def __init__(self, code):
+        self.code = code
+        self.is_coroutine = bool(code.co_flags & 0x80)  # CO_COROUTINE: top-level await
+
+
+def returned(error):
+    """The `ProgramReturn` that `error` is or carries (a group from `except*` or a TaskGroup), or None."""
+    if isinstance(error, ProgramReturn):
+        return error
+    if _EXCEPTION_GROUP is not None and isinstance(error, _EXCEPTION_GROUP):
+        matched = error.subgroup(ProgramReturn)
+        while matched is not None and isinstance(matched, _EXCEPTION_GROUP):
+            matched = matched.exceptions[0]
+        return matched
+    return None
+
+
+def _syntax_error(message, node):
+    error = SyntaxError(message)
+    error.filename, error.lineno, error.offset = PROGRAM_FILE, node.lineno, node.col_offset + 1
+    error.text = linecache.getline(PROGRAM_FILE, node.lineno)
+    return error
+
+
+def _at(node, like):
+    """`node` and the nodes under it that have no location get `like`'s, so no pass over the whole tree is needed."""
+    for child in ast.walk(node):
+        if 'lineno' in child._attributes and not hasattr(child, 'lineno'):
+            ast.copy_location(child, like)
+    return node
+
+
+def _raise_return(value, node, final=False):
+    arguments = [value] + ([ast.Constant(True)] if final else [])
+    call = ast.Call(func=ast.Name(id=_RETURN, ctx=ast.Load()), args=arguments, keywords=[])
+    return _at(ast.Raise(exc=call, cause=None), node)
+
+
+def _returning_guard(node):
+    return _at(ast.Expr(value=ast.Call(func=ast.Name(id=_RETURNING, ctx=ast.Load()), args=[], keywords=[])), node)
+
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_TRIES = (ast.Try, getattr(ast, 'TryStar', ast.Try))
+
+
+class _TopLevel:
+    """Rewrites top-level statements, descending into compound statements but not into functions or classes.
+
+    Statements only: the walk never visits the expressions of a large program, which keeps the
+    rewrite a small part of its compile cost.
+    """
+
+    def __init__(self):
+        self.returns = 0
+        self.in_except_star = False
+
+    def statements(self, body):
+        for index, statement in enumerate(body):
+            body[index] = self.statement(statement)
+        return body
+
+    def statement(self, node):
+        if isinstance(node, _SCOPES):
+            return node
+        if isinstance(node, ast.Return):
+            if self.in_except_star:
+                raise _syntax_error("'break', 'continue' and 'return' cannot appear in an except* block", node)
+            self.returns += 1
+            value = node.value if node.value is not None else ast.copy_location(ast.Constant(None), node)
+            return _raise_return(value, node)
+        if isinstance(node, _TRIES):
+            return self.try_statement(node, except_star=type(node).__name__ == 'TryStar')
+        for field in ('body', 'orelse', 'finalbody'):
+            statements = getattr(node, field, None)
+            if statements:
+                self.statements(statements)
+        for case in getattr(node, 'cases', ()):
+            self.statements(case.body)
+        return node
+
+    def try_statement(self, node, except_star):
+        before = self.returns
+        self.statements(node.body)
+        guard = self.returns > before
+        outer = self.in_except_star
+        for handler in node.handlers:
+            self.in_except_star = outer or except_star
+            self.statements(handler.body)
+            self.in_except_star = outer
+            if guard:
+                # A `return` in the body reaches these handlers as ProgramReturn; it must pass through.
+                handler.body.insert(0, _returning_guard(handler.body[0]))
+        self.statements(node.orelse)
+        self.statements(node.finalbody)
+        return node
+
+
+class _AsyncioRun(ast.NodeTransformer):
+    """`asyncio.run(x)` → `await x`, outside functions, lambdas, classes and generator expressions."""
 
     def _leave(self, node):
         return node
@@ -23,43 +170,102 @@ class _WrapReturns(ast.NodeTransformer):
     visit_AsyncFunctionDef = _leave
     visit_Lambda = _leave
     visit_ClassDef = _leave
+    visit_GeneratorExp = _leave
 
-    def visit_Return(self, node):
-        value = node.value if node.value is not None else ast.copy_location(ast.Constant(None), node)
-        wrapped = ast.copy_location(ast.Tuple(elts=[value], ctx=ast.Load()), value)
-        return ast.copy_location(ast.Return(value=wrapped), node)
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        function = node.func
+        if (
+            isinstance(function, ast.Attribute)
+            and function.attr == 'run'
+            and isinstance(function.value, ast.Name)
+            and function.value.id == 'asyncio'
+            and len(node.args) == 1
+            and all(keyword.arg == 'debug' for keyword in node.keywords)
+        ):
+            return ast.copy_location(ast.Await(value=node.args[0]), node)
+        return node
 
-    def _refuse(self, node):
-        error = SyntaxError("'yield' is not allowed at the top level of a program; return a value instead")
-        error.filename, error.lineno, error.offset = PROGRAM_FILE, node.lineno, node.col_offset + 1
-        raise error
 
-    visit_Yield = _refuse
-    visit_YieldFrom = _refuse
+def _is_main_guard(statement):
+    """`if __name__ == "__main__":`, either way round."""
+    if not isinstance(statement, ast.If) or not isinstance(statement.test, ast.Compare):
+        return False
+    test = statement.test
+    if len(test.ops) != 1 or not isinstance(test.ops[0], ast.Eq):
+        return False
+    sides = [test.left, test.comparators[0]]
+    names = [side for side in sides if isinstance(side, ast.Name) and side.id == '__name__']
+    constants = [side for side in sides if isinstance(side, ast.Constant) and side.value == '__main__']
+    return len(names) == 1 and len(constants) == 1
+
+
+def _final_expression(body):
+    """Makes the last expression statement of `body` (or of a final `__main__` block) the program's value."""
+    if not body:
+        return
+    last = body[-1]
+    if _is_main_guard(last):
+        _final_expression(last.body)
+    elif isinstance(last, ast.Expr):
+        body[-1] = _raise_return(last.value, last, final=True)
 
 
 def compile_program(source):
-    """A code object that, run in a globals dict, defines `__program__`. Raises SyntaxError."""
+    """The program as a `Program`. Raises SyntaxError (or ValueError for a NUL byte)."""
     linecache.cache[PROGRAM_FILE] = (len(source), None, source.splitlines(True), PROGRAM_FILE)
     tree = ast.parse(source, PROGRAM_FILE, 'exec')
-    transformer = _WrapReturns()
-    body = [transformer.visit(statement) for statement in tree.body]
-    wrapper = ast.parse(_WRAPPER)
-    function = wrapper.body[0]
-    last_line = len(source.splitlines()) or 1
-    fall_off = ast.Return(value=ast.Tuple(elts=[], ctx=ast.Load()))
-    function.body = body + [fall_off]
-    # The wrapper spans the whole program, so every line of it falls inside the function's range.
-    for node in (function, fall_off):
-        node.lineno, node.col_offset, node.end_lineno, node.end_col_offset = 1, 0, max(last_line, 1), 0
-    fall_off.lineno = last_line
-    ast.fix_missing_locations(wrapper)
-    return compile(wrapper, PROGRAM_FILE, 'exec', dont_inherit=True)
+    if 'asyncio.run' in source:
+        rewrite = _AsyncioRun()
+        tree.body = [rewrite.visit(statement) for statement in tree.body]
+    _TopLevel().statements(tree.body)
+    _final_expression(tree.body)
+    flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
+    return Program(compile(tree, PROGRAM_FILE, 'exec', flags=flags, dont_inherit=True))
 
 
-def unwrap(result):
-    """(has_value, value) from what `__program__` returned."""
-    return (True, result[0]) if len(result) == 1 else (False, None)
+def execute(program, program_globals, loop):
+    """(has_value, value) from running `program` in `program_globals`; raises what the program raised.
+
+    A program that awaits at the top level runs as one task in `loop`; any other runs as plain
+    module code, outside the loop, so that `asyncio.run` in it runs in `loop` (see `asyncio_run`).
+    """
+    try:
+        if program.is_coroutine:
+            loop.run_until_complete(eval(program.code, program_globals))  # noqa: S307  (the program is what we run)
+        else:
+            exec(program.code, program_globals)  # noqa: S102
+    except BaseException as error:
+        signal = returned(error)
+        if signal is None:
+            raise
+        return signal.outcome()
+    return False, None
+
+
+def asyncio_run(loop):
+    """`asyncio.run` for the program: runs the coroutine in the program's own loop (where host calls are answered)."""
+    def run(main, *, debug=None):
+        if asyncio._get_running_loop() is not None:
+            raise RuntimeError(
+                'asyncio.run() cannot be called from a running event loop: the program already runs in one, '
+                'so write `await main()` instead of `asyncio.run(main())`'
+            )
+        if not asyncio.iscoroutine(main):
+            raise ValueError(f'a coroutine was expected, got {main!r}')
+        try:
+            return loop.run_until_complete(main)
+        finally:
+            # As asyncio.run does: tasks the coroutine left running are cancelled, and wait for that.
+            left = [task for task in asyncio.all_tasks(loop) if not task.done()]
+            for task in left:
+                task.cancel()
+            if left:
+                loop.run_until_complete(asyncio.gather(*left, return_exceptions=True))
+
+    run.__qualname__ = run.__name__ = 'run'
+    run.__module__ = 'asyncio.runners'
+    return run
 
 
 def describe_error(error):
@@ -74,8 +280,7 @@ def describe_error(error):
         text = error.msg
     stack = ['Traceback (most recent call last):\n']
     for frame in frames:
-        function = '<module>' if frame.name == '__program__' else frame.name
-        stack.append(f'  File "{PROGRAM_FILE}", line {frame.lineno}, in {function}\n')
+        stack.append(f'  File "{PROGRAM_FILE}", line {frame.lineno}, in {frame.name}\n')
         if frame.line:
             stack.append(f'    {frame.line}\n')
     if isinstance(error, SyntaxError) and line is not None:

@@ -15,6 +15,7 @@ import types
 
 import sluice_channel
 import sluice_containment
+import sluice_host_calls
 import sluice_program
 import sluice_values
 
@@ -178,15 +179,23 @@ def _run(channel, loop, request, prepared):
     except Exception as error:  # noqa: BLE001  (a NUL byte or a lone surrogate fails as ValueError or UnicodeError)
         _finish(channel, {'ok': False, 'error': {'kind': 'exception', **sluice_program.describe_error(error)}})
         return
-    program_globals = {'__name__': '__main__', '__builtins__': sys.modules['builtins'], 'asyncio': asyncio}
+    # The program is the module `__main__`: `import __main__`, pickling and dataclasses find its globals.
+    module = types.ModuleType('__main__')
+    sys.modules['__main__'] = module
+    program_globals = module.__dict__
+    program_globals.update({'__builtins__': sys.modules['builtins'], 'asyncio': asyncio})
+    host_calls = sluice_host_calls.HostCalls(channel)
     for namespace, names in request['bindings'].items():
-        program_globals[namespace] = _namespace(channel, namespace, names)
+        program_globals[namespace] = host_calls.namespace(namespace, names)
+    asyncio.run = sluice_program.asyncio_run(loop)
+    sluice_values.install_json_hint()
     outcome = None
     try:
-        exec(code, program_globals)
-        main = program_globals.pop('__program__')
-        has_value, value = sluice_program.unwrap(loop.run_until_complete(main()))
+        has_value, value = sluice_program.execute(code, program_globals, loop)
         outcome = _value_outcome(value, limits) if has_value else {'ok': True}
+        never_awaited = host_calls.never_awaited()
+        if outcome['ok'] and never_awaited is not None:
+            outcome = {'ok': False, 'error': {'kind': 'exception', **never_awaited}}
     except MemoryError as error:
         del reserve
         traceback.clear_frames(error.__traceback__)
@@ -207,6 +216,7 @@ def _program_builtins():
     module = types.ModuleType('builtins', builtins.__doc__)
     module.__dict__.update(builtins.__dict__)
     module.HostCallError = sluice_channel.HostCallError
+    sluice_program.install(module)
     return module
 
 
@@ -254,43 +264,3 @@ def _shut_down(fd):
         pass
     finally:
         connection.detach()
-
-
-class _Namespace:
-    """One binding namespace: an attribute per granted host function."""
-
-    def __init__(self, namespace, functions):
-        object.__setattr__(self, '_namespace', namespace)
-        object.__setattr__(self, '_functions', functions)
-
-    def __getattr__(self, name):
-        functions = object.__getattribute__(self, '_functions')
-        if name in functions:
-            return functions[name]
-        namespace = object.__getattribute__(self, '_namespace')
-        raise AttributeError(f'{namespace} has no function {name!r}; available: {", ".join(sorted(functions)) or "none"}')
-
-    def __dir__(self):
-        return sorted(object.__getattribute__(self, '_functions'))
-
-    def __repr__(self):
-        namespace = object.__getattribute__(self, '_namespace')
-        return f'<host functions {namespace}: {", ".join(sorted(object.__getattribute__(self, "_functions")))}>'
-
-
-def _namespace(channel, namespace, names):
-    return _Namespace(namespace, {name: _host_function(channel, namespace, name) for name in names})
-
-
-def _host_function(channel, namespace, name):
-    async def host_function(*args, **kwargs):
-        if args and kwargs:
-            raise TypeError(f'{namespace}.{name}() takes keyword arguments or one positional argument, not both')
-        if len(args) > 1:
-            raise TypeError(f'{namespace}.{name}() takes at most one positional argument ({len(args)} given)')
-        value = args[0] if args else (kwargs if kwargs else None)
-        return await channel.call(namespace, name, value)
-
-    host_function.__name__ = name
-    host_function.__qualname__ = f'{namespace}.{name}'
-    return host_function

@@ -179,6 +179,7 @@ describe('containment', () => {
     const result = await runtime.run({
       program: python(
         'import asyncio, os',
+        'await asyncio.sleep(0)', // top-level await: the program runs as a task in its event loop
         'loop = asyncio.get_running_loop()',
         'own = {loop._ssock.fileno(), loop._csock.fileno(), getattr(loop._selector, "fileno", lambda: -1)()}',
         'open_fds = []',

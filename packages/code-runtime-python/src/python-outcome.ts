@@ -48,7 +48,7 @@ export function outcomeOfDone(done: DoneFrame, config: PythonRuntimeConfig): [Ru
     case 'invalid-output':
       failure = {
         kind: 'invalid-output',
-        message: `The program returned a value that is not JSON: ${error.message}. Return dicts, lists, strings, finite numbers, booleans and None.`,
+        message: `The program returned a value that is not JSON: ${error.message}. A value may hold dicts with string keys, lists, tuples, strings, finite numbers, booleans, None and datetimes.`,
       };
       break;
     default:

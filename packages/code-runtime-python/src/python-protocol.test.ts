@@ -93,23 +93,24 @@ describe('the host reading fd 3', () => {
         '    while frame is not None and "run_child" not in frame.f_globals:',
         '        frame = frame.f_back',
         '    return frame.f_globals if frame is not None else None',
-        'pending = tools.echo(1)',
+        'pending = asyncio.ensure_future(tools.echo(1))',
+        'await asyncio.sleep(0)', // the call is made: its coroutine waits inside the runner's channel
         'try:',
         '    raise RuntimeError("walk")',
         'except RuntimeError as error:',
         '    from_traceback = runner_globals(error.__traceback__.tb_frame)',
         'walks = {',
         '    "getframe": runner_globals(sys._getframe()),',
-        '    "coroutine frame": pending.cr_frame.f_globals,',
+        '    "coroutine frame": pending.get_coro()._coroutine.cr_frame.f_globals,',
         '    "traceback": from_traceback,',
         '}',
-        'pending.close()',
+        'await pending',
         'frame, channel = sys._getframe(), None',
         'while channel is None:',
         '    channel = frame.f_locals.get("channel")',
         '    frame = frame.f_back',
         'for index, (name, found) in enumerate(walks.items()):',
-        '    assert found is not None and "run_child" in found, name',
+        '    assert found is not None and ("run_child" in found or "HostCallError" in found), name',
         '    channel.send({"v": 1, "type": "call", "id": 900 + index, "namespace": "admin", "name": "secret", "input": name})',
         'await asyncio.sleep(0.2)',
         'import os',
@@ -122,8 +123,9 @@ describe('the host reading fd 3', () => {
       'secret in environment': false,
     });
     expect(invoked).toBe(false);
-    expect(result.calls).toHaveLength(3);
-    for (const call of result.calls) expect(call).toMatchObject({ namespace: 'admin', name: 'secret', ok: false });
+    const forged = result.calls.filter((call) => call.namespace === 'admin');
+    expect(forged).toHaveLength(3);
+    for (const call of forged) expect(call).toMatchObject({ namespace: 'admin', name: 'secret', ok: false });
   });
 
   it('ends the run with a protocol failure for a frame after a forged done', async () => {

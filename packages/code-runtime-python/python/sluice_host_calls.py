@@ -1,0 +1,152 @@
+"""Host functions as the program sees them: `tools.name(...)` is a `HostCall`, made when it is awaited.
+
+A call the program never awaits is never made; the run reports it (see `HostCalls.never_awaited`),
+and using one as a value (indexing it, iterating it, testing it, returning it, `json.dumps` of it)
+fails with a message that names the call and says to `await` it.
+"""
+
+import asyncio
+import collections.abc
+import sys
+
+import sluice_program
+
+
+class HostCalls:
+    """The run's host functions by namespace, and the calls made but not yet awaited."""
+
+    def __init__(self, channel):
+        self.channel = channel
+        self.waiting = {}  # serial → (namespace, name, line) of calls not awaited yet
+        self.serial = 0
+
+    def namespace(self, namespace, names):
+        """The object bound as `namespace` in the program, with one function per granted name."""
+        return _Namespace(namespace, {name: self._function(namespace, name) for name in names})
+
+    def _function(self, namespace, name):
+        def host_function(*args, **kwargs):
+            return HostCall(self, namespace, name, args, kwargs, _program_line(sys._getframe(1)))
+
+        host_function.__name__ = name
+        host_function.__qualname__ = f'{namespace}.{name}'
+        return host_function
+
+    def never_awaited(self):
+        """The `error` of a `done` frame for calls the program made but never awaited, or None."""
+        if not self.waiting:
+            return None
+        namespace, name, line = next(iter(self.waiting.values()))
+        call = f'{namespace}.{name}(...)'
+        where = f' on line {line}' if line is not None else ''
+        count = len(self.waiting)
+        if count == 1:
+            text = f'{call}{where} was never awaited, so the call was not made'
+        else:
+            text = f'{count} host calls were never awaited, so they were not made; the first is {call}{where}'
+        message = f'RuntimeError: {text}: write `await {call}`'
+        error = {'name': 'RuntimeError', 'message': message, 'stack': message}
+        if line is not None:
+            error['line'] = line
+        return error
+
+
+def _program_line(frame):
+    return frame.f_lineno if frame.f_code.co_filename == sluice_program.PROGRAM_FILE else None
+
+
+class HostCall(collections.abc.Coroutine):
+    """One call of a host function: awaited (or gathered, or made a task) it is sent to the host."""
+
+    __slots__ = ('_calls', '_namespace', '_name', '_args', '_kwargs', '_serial', '_coroutine')
+
+    def __init__(self, calls, namespace, name, args, kwargs, line):
+        calls.serial += 1
+        calls.waiting[calls.serial] = (namespace, name, line)
+        self._calls, self._namespace, self._name = calls, namespace, name
+        self._args, self._kwargs, self._serial, self._coroutine = args, kwargs, calls.serial, None
+
+    def call_text(self):
+        return f'{self._namespace}.{self._name}(...)'
+
+    def _start(self):
+        if self._coroutine is None:
+            self._calls.waiting.pop(self._serial, None)
+            args, kwargs, label = self._args, self._kwargs, f'{self._namespace}.{self._name}()'
+            self._args = self._kwargs = None
+            if args and kwargs:
+                raise TypeError(f'{label} takes keyword arguments or one positional argument, not both')
+            if len(args) > 1:
+                raise TypeError(f'{label} takes at most one positional argument ({len(args)} given)')
+            channel = self._calls.channel
+            if asyncio._get_running_loop() is not channel.loop:
+                raise RuntimeError(
+                    f'{label} runs in the program\'s own event loop: await it in the program (or use asyncio.run), '
+                    'not in an event loop of its own'
+                )
+            value = args[0] if args else (kwargs if kwargs else None)
+            self._coroutine = channel.call(self._namespace, self._name, value)
+        return self._coroutine
+
+    def __await__(self):
+        return self._start().__await__()
+
+    def send(self, value):
+        return self._start().send(value)
+
+    def throw(self, *error):
+        return self._start().throw(*error)
+
+    def close(self):
+        if self._coroutine is None:
+            self._calls.waiting.pop(self._serial, None)  # Closed on purpose: not a forgotten await.
+        else:
+            self._coroutine.close()
+
+    def _not_awaited(self, what):
+        call = self.call_text()
+        return TypeError(f'{call} was not awaited, so it {what}: write `await {call}`')
+
+    def __getattr__(self, name):
+        raise AttributeError(f'{self.call_text()} was not awaited, so it has no attribute {name!r}: write `(await {self.call_text()}).{name}`')
+
+    def __getitem__(self, key):
+        raise self._not_awaited('cannot be indexed')
+
+    def __iter__(self):
+        raise self._not_awaited('cannot be iterated')
+
+    def __len__(self):
+        raise self._not_awaited('has no length')
+
+    def __bool__(self):
+        raise self._not_awaited('is neither true nor false')
+
+    def __contains__(self, item):
+        raise self._not_awaited('cannot be searched')
+
+    def __repr__(self):
+        state = '' if self._coroutine is not None else ', not awaited'
+        return f'<host call {self.call_text()}{state}>'
+
+
+class _Namespace:
+    """One binding namespace: an attribute per granted host function."""
+
+    def __init__(self, namespace, functions):
+        object.__setattr__(self, '_namespace', namespace)
+        object.__setattr__(self, '_functions', functions)
+
+    def __getattr__(self, name):
+        functions = object.__getattribute__(self, '_functions')
+        if name in functions:
+            return functions[name]
+        namespace = object.__getattribute__(self, '_namespace')
+        raise AttributeError(f'{namespace} has no function {name!r}; available: {", ".join(sorted(functions)) or "none"}')
+
+    def __dir__(self):
+        return sorted(object.__getattribute__(self, '_functions'))
+
+    def __repr__(self):
+        namespace = object.__getattribute__(self, '_namespace')
+        return f'<host functions {namespace}: {", ".join(sorted(object.__getattribute__(self, "_functions")))}>'

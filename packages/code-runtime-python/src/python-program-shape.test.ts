@@ -1,0 +1,263 @@
+import type { HostFunction } from '@sluice/code-runtime';
+import { afterAll, describe, expect, it } from 'vitest';
+import { echo, failureOf, python, successValue, testRuntime } from './__fixtures__/test-runtime.js';
+
+const runtime = testRuntime();
+afterAll(async () => {
+  await runtime.dispose();
+});
+
+const text: HostFunction = () => '{"items": [1, 2, 3]}';
+const bindings = { tools: { echo, text } };
+
+async function valueFrom(...lines: string[]) {
+  return successValue(await runtime.run({ program: python(...lines), bindings }));
+}
+
+async function failureFor(kind: string, ...lines: string[]) {
+  return failureOf(await runtime.run({ program: python(...lines), bindings }), kind);
+}
+
+describe('top-level names', () => {
+  it('are module globals: global, globals() and functions that read them', async () => {
+    expect(
+      await valueFrom(
+        'count = 0',
+        'def bump():',
+        '    global count',
+        '    count += 1',
+        'bump()',
+        'bump()',
+        'return [count, globals()["count"], "bump" in globals(), __name__]',
+      ),
+    ).toEqual([2, 2, true, '__main__']);
+  });
+
+  it('are globals for classes and comprehensions too, and the module is __main__', async () => {
+    expect(
+      await valueFrom(
+        'from dataclasses import dataclass, asdict',
+        'import __main__',
+        'rate = 2',
+        '@dataclass',
+        'class Line:',
+        '    amount: int',
+        '    def total(self):',
+        '        return self.amount * rate',
+        'lines = [Line(n) for n in range(3)]',
+        'return [sum(line.total() for line in lines), asdict(lines[1]), __main__.rate]',
+      ),
+    ).toEqual([6, { amount: 1 }, 2]);
+  });
+
+  it('keep top-level await and return, even inside loops, match and try', async () => {
+    expect(
+      await valueFrom(
+        'reply = await tools.echo(step=1)',
+        'for index in range(10):',
+        '    match index:',
+        '        case 3:',
+        '            try:',
+        '                return [reply, index]',
+        '            finally:',
+        '                print("leaving")',
+        'return "not reached"',
+      ),
+    ).toEqual([{ echoed: { step: 1 } }, 3]);
+  });
+
+  it('let a top-level return through a bare except or except BaseException around it', async () => {
+    expect(await valueFrom('try:', '    return "returned"', 'except:', '    pass', 'return "swallowed"')).toBe(
+      'returned',
+    );
+    expect(
+      await valueFrom('try:', '    return "returned"', 'except BaseException:', '    pass', 'return "swallowed"'),
+    ).toBe('returned');
+    expect(await valueFrom('try:', '    1 / 0', 'except:', '    return "caught"')).toBe('caught');
+  });
+
+  it('keep the line of a return in an except* block a syntax error, as CPython does', async () => {
+    const failure = await failureFor(
+      'exception',
+      'try:',
+      '    raise ExceptionGroup("g", [ValueError(1)])',
+      'except* ValueError:',
+      '    return 1',
+    );
+    expect(failure).toMatchObject({ name: 'SyntaxError', line: 4 });
+  });
+});
+
+describe('the final expression', () => {
+  it('is the value when no return ends the program', async () => {
+    expect(await valueFrom('total = sum([1, 2, 3])', 'total * 2')).toBe(12);
+    expect(await valueFrom('items = await tools.echo([1, 2])', 'items')).toEqual({ echoed: [1, 2] });
+  });
+
+  it('is the value after an early return that did not happen', async () => {
+    expect(await valueFrom('items = [1]', 'if not items:', '    return []', 'len(items)')).toBe(1);
+  });
+
+  it('gives no value when it is None, such as a final print', async () => {
+    const result = await runtime.run({ program: python('answer = 42', 'print(answer)') });
+    expect(result).toMatchObject({ ok: true, logs: [{ text: '42' }] });
+    expect(result.ok && 'value' in result ? result.value : 'absent').toBe('absent');
+    expect(await valueFrom('return None')).toBeNull();
+  });
+
+  it('is the last expression of a final __main__ block', async () => {
+    expect(await valueFrom('def main():', '    return "ran"', 'if __name__ == "__main__":', '    main()')).toBe('ran');
+  });
+});
+
+describe('asyncio.run', () => {
+  it('runs main() in the program loop, its value the result, at the top level or under __main__', async () => {
+    const main = ['import asyncio', 'async def main():', '    return await tools.echo(city="Oslo")'];
+    const expected = { echoed: { city: 'Oslo' } };
+    expect(await valueFrom(...main, 'asyncio.run(main())')).toEqual(expected);
+    expect(await valueFrom(...main, 'if __name__ == "__main__":', '    asyncio.run(main())')).toEqual(expected);
+    expect(await valueFrom(...main, 'result = asyncio.run(main())', 'return result')).toEqual(expected);
+  });
+
+  it('runs in the program loop when a program with top-level await also calls it', async () => {
+    expect(
+      await valueFrom(
+        'first = await tools.echo(1)',
+        'async def main():',
+        '    return [first, await tools.echo(2)]',
+        'asyncio.run(main())',
+      ),
+    ).toEqual([{ echoed: 1 }, { echoed: 2 }]);
+  });
+
+  it('runs from a plain function of a program that does not await at the top level', async () => {
+    expect(
+      await valueFrom(
+        'import asyncio',
+        'async def fetch(n):',
+        '    return (await tools.echo(n))["echoed"]',
+        'def main():',
+        '    return asyncio.run(fetch(3)) + 1',
+        'main()',
+      ),
+    ).toBe(4);
+  });
+
+  it('inside a running loop says to await instead', async () => {
+    const failure = await failureFor(
+      'exception',
+      'import asyncio',
+      'async def main():',
+      '    return 1',
+      'def helper():',
+      '    return asyncio.run(main())',
+      'await asyncio.sleep(0)',
+      'helper()',
+    );
+    expect(failure).toMatchObject({ name: 'RuntimeError', line: 5 });
+    expect(failure.message).toContain('await main()');
+  });
+});
+
+describe('a host call without await', () => {
+  it('used as a value names the call and says to await it', async () => {
+    const returned = await failureFor('invalid-output', 'return {"reply": tools.echo(1)}');
+    expect(returned.message).toContain('$["reply"] is tools.echo(...), which was never awaited');
+    expect(returned.message).toContain('await tools.echo(...)');
+    const indexed = await failureFor('exception', 'reply = tools.echo(1)', 'reply["echoed"]');
+    expect(indexed).toMatchObject({ name: 'TypeError', line: 2 });
+    expect(indexed.message).toContain('await tools.echo(...)');
+    const dumped = await failureFor('exception', 'import json', 'json.dumps({"reply": tools.echo(1)})');
+    expect(dumped).toMatchObject({ name: 'TypeError', line: 2 });
+    expect(dumped.message).toContain('tools.echo(...) was never awaited');
+    const attribute = await failureFor('exception', 'tools.echo(1).get("echoed")');
+    expect(attribute.message).toContain('(await tools.echo(...)).get');
+  });
+
+  it('never awaited is reported with its line, and the call is not made', async () => {
+    const result = await runtime.run({ program: python('x = 1', 'tools.echo(x)', 'return x'), bindings });
+    const failure = failureOf(result, 'exception');
+    expect(failure).toMatchObject({ name: 'RuntimeError', line: 2 });
+    expect(failure.message).toContain('tools.echo(...) on line 2 was never awaited');
+    expect(result.calls).toEqual([]);
+  });
+
+  it('a coroutine of the program returned unawaited says to await it', async () => {
+    const failure = await failureFor('invalid-output', 'async def main():', '    return 1', 'main()');
+    expect(failure.message).toContain('await main(...)');
+  });
+
+  it('works as a coroutine: gathered, made a task, awaited later', async () => {
+    expect(
+      await valueFrom(
+        'pending = tools.echo(1)',
+        'task = asyncio.create_task(tools.echo(2))',
+        'both = await asyncio.gather(pending, task, tools.echo(3))',
+        '[reply["echoed"] for reply in both]',
+      ),
+    ).toEqual([1, 2, 3]);
+  });
+});
+
+describe('values as json.dumps users expect', () => {
+  it('carry tuples as lists, datetimes as ISO strings and int keys as strings, both ways', async () => {
+    expect(
+      await valueFrom(
+        'import datetime',
+        'moment = datetime.datetime(2026, 11, 30, 21, 5, 7, tzinfo=datetime.timezone.utc)',
+        'sent = await tools.echo(pair=(1, 2), day=datetime.date(2026, 11, 30))',
+        'return {"pair": (1, "a"), "at": moment, "time": datetime.time(9, 30), "years": {2025: 1}, "sent": sent}',
+      ),
+    ).toEqual({
+      pair: [1, 'a'],
+      at: '2026-11-30T21:05:07+00:00',
+      time: '09:30:00',
+      years: { '2025': 1 },
+      sent: { echoed: { pair: [1, 2], day: '2026-11-30' } },
+    });
+  });
+
+  it('refuse a tuple key, with the path and the fix', async () => {
+    const failure = await failureFor('invalid-output', 'return {"totals": {("Oslo", 2026): 3}}');
+    expect(failure.message).toContain(`$["totals"] has the key ('Oslo', 2026), a tuple`);
+    expect(failure.message).toContain('",".join(map(str, key))');
+  });
+
+  it('refuse what JSON cannot carry, with the path and the fix', async () => {
+    const cases: Array<[string, string]> = [
+      ['return {"tags": {"a"}}', '$["tags"] is a set, which JSON cannot carry: use a list'],
+      ['return [b"raw"]', '$[0] is a bytes, which JSON cannot carry: decode it'],
+      ['return {"ratio": float("inf")}', '$["ratio"] is inf'],
+      ['return {1: "a", "1": "b"}', '$ has both the key 1 and the key "1"'],
+      ['return [2 ** 80]', '$[0] is an integer of about 25 digits'],
+      ['import decimal\nreturn {"price": decimal.Decimal("1.5")}', 'use float(...) or str(...)'],
+    ];
+    for (const [program, message] of cases) {
+      expect((await failureFor('invalid-output', program)).message).toContain(message);
+    }
+    const argument = await failureFor('exception', 'await tools.echo(tags={"a"})');
+    expect(argument).toMatchObject({ name: 'HostCallError' });
+    expect(argument.message).toContain('$["tags"] is a set');
+  });
+});
+
+describe('errors', () => {
+  it('point at the model own lines, in the program and in its functions', async () => {
+    const failure = await failureFor(
+      'exception',
+      'import asyncio',
+      '',
+      'async def main():',
+      '    data = await tools.echo(1)',
+      '    return data["missing"]',
+      '',
+      'asyncio.run(main())',
+    );
+    expect(failure).toMatchObject({ name: 'KeyError', line: 5 });
+    if (failure.kind !== 'exception') throw new Error('unreachable');
+    expect(failure.stack).toContain('File "<program>", line 7, in <module>');
+    expect(failure.stack).toContain('File "<program>", line 5, in main');
+    // Only the program's frames: none of the runner's, nor asyncio's.
+    expect(failure.stack).not.toMatch(/sluice_|asyncio\/|File "\//);
+  });
+});

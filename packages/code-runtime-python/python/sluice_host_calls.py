@@ -1,13 +1,14 @@
 """Host functions as the program sees them: `tools.name(...)` is a `HostCall`, made when it is awaited.
 
-A call the program never awaits is never made; the run reports it (see `HostCalls.never_awaited`),
-and using one as a value (indexing it, iterating it, testing it, returning it, `json.dumps` of it)
+A call the program never awaits is never made; the run reports it (see `HostCalls.never_awaited`), as
+it does a coroutine of the program dropped without being awaited; and using one as a value (indexing it, iterating it, testing it, returning it, `json.dumps` of it)
 fails with a message that names the call and says to `await` it.
 """
 
 import asyncio
 import collections.abc
 import sys
+import warnings
 
 import sluice_program
 
@@ -17,8 +18,9 @@ class HostCalls:
 
     def __init__(self, channel):
         self.channel = channel
-        self.waiting = {}  # serial → (namespace, name, line) of calls not awaited yet
+        self.waiting = {}  # serial → (call text, line) of calls not awaited yet
         self.serial = 0
+        self.dropped = []  # (call text, line) of the program's coroutines collected without being awaited
 
     def namespace(self, namespace, names):
         """The object bound as `namespace` in the program, with one function per granted name."""
@@ -32,18 +34,40 @@ class HostCalls:
         host_function.__qualname__ = f'{namespace}.{name}'
         return host_function
 
+    def watch_coroutines(self):
+        """Records the program's own coroutines that are collected without ever being awaited.
+
+        CPython only warns about them, when they are collected; here they end the run, as a host
+        call never awaited does, since what the program meant to run never ran.
+        """
+        original = getattr(warnings, '_warn_unawaited_coroutine', None)
+        if original is None:
+            return
+
+        def collected_unawaited(coroutine):
+            code = getattr(coroutine, 'cr_code', None)
+            if code is None or code.co_filename != sluice_program.PROGRAM_FILE:
+                original(coroutine)
+                return
+            frame = sys._getframe(1)
+            while frame is not None and frame.f_code.co_filename != sluice_program.PROGRAM_FILE:
+                frame = frame.f_back
+            self.dropped.append((f'{coroutine.__qualname__}(...)', frame.f_lineno if frame is not None else None))
+
+        warnings._warn_unawaited_coroutine = collected_unawaited
+
     def never_awaited(self):
-        """The `error` of a `done` frame for calls the program made but never awaited, or None."""
-        if not self.waiting:
+        """The `error` of a `done` frame for calls and coroutines the program never awaited, or None."""
+        forgotten = list(self.waiting.values()) + self.dropped
+        if not forgotten:
             return None
-        namespace, name, line = next(iter(self.waiting.values()))
-        call = f'{namespace}.{name}(...)'
+        call, line = forgotten[0]
         where = f' on line {line}' if line is not None else ''
-        count = len(self.waiting)
+        count = len(forgotten)
         if count == 1:
-            text = f'{call}{where} was never awaited, so the call was not made'
+            text = f'{call}{where} was never awaited, so it never ran'
         else:
-            text = f'{count} host calls were never awaited, so they were not made; the first is {call}{where}'
+            text = f'{count} calls were never awaited, so they never ran; the first is {call}{where}'
         message = f'RuntimeError: {text}: write `await {call}`'
         error = {'name': 'RuntimeError', 'message': message, 'stack': message}
         if line is not None:
@@ -62,7 +86,7 @@ class HostCall(collections.abc.Coroutine):
 
     def __init__(self, calls, namespace, name, args, kwargs, line):
         calls.serial += 1
-        calls.waiting[calls.serial] = (namespace, name, line)
+        calls.waiting[calls.serial] = (f'{namespace}.{name}(...)', line)
         self._calls, self._namespace, self._name = calls, namespace, name
         self._args, self._kwargs, self._serial, self._coroutine = args, kwargs, calls.serial, None
 

@@ -185,6 +185,7 @@ def _run(channel, loop, request, prepared):
     program_globals = module.__dict__
     program_globals.update({'__builtins__': sys.modules['builtins'], 'asyncio': asyncio})
     host_calls = sluice_host_calls.HostCalls(channel)
+    host_calls.watch_coroutines()
     for namespace, names in request['bindings'].items():
         program_globals[namespace] = host_calls.namespace(namespace, names)
     asyncio.run = sluice_program.asyncio_run(loop)

@@ -182,6 +182,16 @@ describe('a host call without await', () => {
     expect(result.calls).toEqual([]);
   });
 
+  it('a coroutine of the program dropped unawaited is reported with its line: it never ran', async () => {
+    const result = await runtime.run({
+      program: python('async def main():', '    print("ran")', 'main()', 'return "done"'),
+    });
+    const failure = failureOf(result, 'exception');
+    expect(failure).toMatchObject({ name: 'RuntimeError', line: 3 });
+    expect(failure.message).toContain('main(...) on line 3 was never awaited, so it never ran');
+    expect(result.logs).toEqual([]);
+  });
+
   it('a coroutine of the program returned unawaited says to await it', async () => {
     const failure = await failureFor('invalid-output', 'async def main():', '    return 1', 'main()');
     expect(failure.message).toContain('await main(...)');

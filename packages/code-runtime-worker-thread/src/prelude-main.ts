@@ -2,6 +2,7 @@ import type { PreludeIntrinsics } from './prelude-intrinsics.js';
 import type { makeLogWriter, PreludeLogWriter } from './prelude-log.js';
 import type { installMeter } from './prelude-meter.js';
 import type { makePrintf } from './prelude-printf.js';
+import type { WebHooks, WebMade } from './prelude-web-encoding.js';
 
 /** The one function the worker calls into a run's context with. Arguments and results are primitives, except a program value passed straight through. */
 export type Pump = (operation: string, first?: unknown, second?: unknown, third?: unknown) => unknown;
@@ -24,6 +25,7 @@ export function preludeMain(
   makeInspector: (intrinsics: PreludeIntrinsics, printf: typeof makePrintf) => (args: readonly unknown[]) => string,
   printf: typeof makePrintf,
   meter: typeof installMeter,
+  webMakers: ReadonlyArray<(hooks: WebHooks, made: WebMade) => void>,
 ): Pump {
   const global = globalThis as unknown as Record<string, unknown>;
   const intrinsics = capture();
@@ -36,6 +38,9 @@ export function preludeMain(
   } = intrinsics;
   const RangeErrorConstructor = intrinsics.RangeError;
   const writeJson = makeJsonWriter(intrinsics);
+  const dateNow = Date.now;
+  const mathRandom = Math.random;
+  let startedAt = dateNow();
   const inspect = makeInspector(intrinsics, printf);
   delete global.SharedArrayBuffer;
   delete global.Atomics;
@@ -57,7 +62,10 @@ export function preludeMain(
     number,
     { resolve: (value: unknown) => void; reject: (error: unknown) => void }
   >;
-  const timers = create(null) as Record<number, { callback: (...args: unknown[]) => unknown; args: unknown[] }>;
+  const timers = create(null) as Record<
+    number,
+    { callback: (...args: unknown[]) => unknown; args: unknown[]; repeatMs: number | undefined }
+  >;
 
   function post(entry: string): void {
     outbox = outbox === '' ? entry : `${outbox},${entry}`;
@@ -131,27 +139,80 @@ export function preludeMain(
     });
   }
 
-  function setTimeout(callback: unknown, delay?: unknown, ...args: unknown[]): number {
+  function schedule(kind: string, callback: unknown, delay: unknown, args: unknown[], repeat: boolean): number {
     if (typeof callback !== 'function') {
-      throw new TypeErrorConstructor('setTimeout(callback, ms) needs a function; strings are not evaluated.');
+      throw new TypeErrorConstructor(`${kind}(callback, ms) needs a function; strings are not evaluated.`);
     }
     if (timerCount >= config.timers) {
-      throw new RangeErrorConstructor(`A run may call setTimeout at most ${config.timers} times.`);
+      throw new RangeErrorConstructor(
+        `A run may call setTimeout and setInterval at most ${config.timers} times in all.`,
+      );
     }
     timerCount += 1;
     timerSequence += 1;
     let ms = intrinsics.trunc(intrinsics.Number(delay));
     if (!(ms > 0)) ms = 0;
     if (ms > config.maxDelayMs) ms = config.maxDelayMs;
-    timers[timerSequence] = { callback: callback as (...args: unknown[]) => unknown, args };
+    const repeatMs = repeat ? intrinsics.max(ms, 1) : undefined;
+    timers[timerSequence] = { callback: callback as (...args: unknown[]) => unknown, args, repeatMs };
     timerOperations += `s${timerSequence}:${ms};`;
     return timerSequence;
+  }
+
+  function setTimeout(callback: unknown, delay?: unknown, ...args: unknown[]): number {
+    return schedule('setTimeout', callback, delay, args, false);
+  }
+
+  function setInterval(callback: unknown, delay?: unknown, ...args: unknown[]): number {
+    return schedule('setInterval', callback, delay, args, true);
   }
 
   function clearTimeout(id?: unknown): void {
     if (typeof id === 'number' && timers[id] !== undefined) {
       delete timers[id];
       timerOperations += `c${id};`;
+    }
+  }
+
+  function clearInterval(id?: unknown): void {
+    clearTimeout(id);
+  }
+
+  const settled = new PromiseConstructor<undefined>((resolve) => resolve(undefined));
+  function queueMicrotask(callback: unknown): void {
+    if (typeof callback !== 'function') throw new TypeErrorConstructor('queueMicrotask(callback) needs a function.');
+    apply(promiseThen, settled, [
+      () => {
+        try {
+          apply(callback as () => unknown, undefined, []);
+        } catch (error) {
+          // As an uncaught exception in a microtask would end a Node process, it ends the run.
+          fail(error);
+        }
+      },
+    ]);
+  }
+
+  function installWebGlobals(): void {
+    const hooks: WebHooks = freeze({
+      setTimeout: (callback: () => void, ms: number) => setTimeout(callback, ms),
+      clearTimeout,
+      fail,
+      now: () => apply(dateNow, undefined, []),
+      random: () => apply(mathRandom, undefined, []),
+      startedAt: () => startedAt,
+    });
+    const made: WebMade = { globals: create(null), internal: create(null) };
+    for (let index = 0; index < webMakers.length; index += 1) webMakers[index]!(hooks, made);
+    const names = intrinsics.keys(made.globals);
+    for (let index = 0; index < names.length; index += 1) {
+      const name = names[index]!;
+      defineProperty(global, name, {
+        value: made.globals[name],
+        writable: true,
+        enumerable: false,
+        configurable: true,
+      });
     }
   }
 
@@ -266,12 +327,17 @@ export function preludeMain(
         for (const [key, value] of [
           ['setTimeout', setTimeout],
           ['clearTimeout', clearTimeout],
+          ['setInterval', setInterval],
+          ['clearInterval', clearInterval],
+          ['queueMicrotask', queueMicrotask],
         ] as const) {
           defineProperty(global, key, { value: freeze(value), writable: true, enumerable: false, configurable: true });
         }
+        installWebGlobals();
         return undefined;
       }
       case 'begin':
+        startedAt = apply(dateNow, undefined, []);
         logs = makeLogs(intrinsics, logBuffer!, config.logBytes);
         bind(first as string);
         return undefined;
@@ -300,7 +366,9 @@ export function preludeMain(
       case 'timer': {
         const timer = timers[first as number];
         if (timer === undefined) return undefined;
-        delete timers[first as number];
+        // An interval is scheduled again before its callback runs, which may clear it.
+        if (timer.repeatMs === undefined) delete timers[first as number];
+        else timerOperations += `s${first as number}:${timer.repeatMs};`;
         try {
           apply(timer.callback, undefined, timer.args);
         } catch (error) {

@@ -5,6 +5,10 @@ import { makeLogWriter } from './prelude-log.js';
 import { preludeMain } from './prelude-main.js';
 import { installMeter } from './prelude-meter.js';
 import { makePrintf } from './prelude-printf.js';
+import { makeWebBasics } from './prelude-web-basics.js';
+import { makeEncodingGlobals } from './prelude-web-encoding.js';
+import { makeSearchParams } from './prelude-web-search-params.js';
+import { makeUrlGlobals } from './prelude-web-url.js';
 import { hardenWorkerRealm } from './worker-harden.js';
 import { workerMain } from './worker-main.js';
 
@@ -16,7 +20,7 @@ import { workerMain } from './worker-main.js';
 const nameShim = 'const __name = (target) => target;';
 
 /** The prelude script evaluated first in every run's context; its completion value is the pump. */
-export const preludeSource = `'use strict';\n(() => {\n${nameShim}\nreturn (${preludeMain})(${captureIntrinsics}, ${makeLogWriter}, ${makeJsonWriter}, ${makeInspector}, ${makePrintf}, ${installMeter});\n})();\n`;
+export const preludeSource = `'use strict';\n(() => {\n${nameShim}\nreturn (${preludeMain})(${captureIntrinsics}, ${makeLogWriter}, ${makeJsonWriter}, ${makeInspector}, ${makePrintf}, ${installMeter}, [${makeWebBasics}, ${makeEncodingGlobals}, ${makeSearchParams}, ${makeUrlGlobals}]);\n})();\n`;
 
 /** The worker thread's source, evaluated with `eval: true`. */
 export const workerSource = `'use strict';\n(() => {\n${nameShim}\n(${workerMain})(require, ${hardenWorkerRealm});\n})();\n`;

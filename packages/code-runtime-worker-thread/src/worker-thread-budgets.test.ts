@@ -177,10 +177,10 @@ describe('worker-thread budgets: floods and oversized output', () => {
         'The host-call budget',
       ]);
       const nonJson = await limited.run({
-        program: 'try { await tools.echo({ when: new Date() }); } catch (error) { return (error as Error).message; }',
+        program: 'try { await tools.echo({ when: new Map() }); } catch (error) { return (error as Error).message; }',
         bindings: { tools },
       });
-      expect(nonJson.ok && nonJson.value).toContain('$.when is a Date');
+      expect(nonJson.ok && nonJson.value).toContain('$.when is a Map');
     } finally {
       await limited.dispose();
     }

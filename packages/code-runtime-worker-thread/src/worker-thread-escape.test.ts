@@ -173,7 +173,7 @@ describe('worker-thread isolation: ambient capability', () => {
   it('offers no Node globals and no code generation', async () => {
     const value = await findings(`
       const names = ['process', 'require', 'module', 'exports', 'Buffer', 'fetch', 'WebAssembly', 'SharedArrayBuffer',
-        'Atomics', 'queueMicrotask', 'structuredClone', 'setInterval', 'setImmediate', 'global', 'navigator'];
+        'Atomics', 'setImmediate', 'global', 'navigator', 'MessageChannel', 'BroadcastChannel', 'Blob', 'EventTarget'];
       const present = names.filter((name) => typeof (globalThis as any)[name] !== 'undefined');
       const generators = [
         () => eval('1 + 1'),
@@ -197,6 +197,9 @@ describe('worker-thread isolation: ambient capability', () => {
     expect(extra).toEqual(['tools']);
     expect(names).toContain('console');
     expect(names).toContain('setTimeout');
+    const web = ['URL', 'URLSearchParams', 'TextEncoder', 'TextDecoder', 'atob', 'btoa', 'structuredClone', 'crypto',
+      'AbortController', 'AbortSignal', 'DOMException', 'queueMicrotask', 'setInterval', 'clearInterval', 'performance']; // biome-ignore format: one name list
+    expect(web.filter((name) => !names.includes(name))).toEqual([]);
     expect(names).not.toContain('SharedArrayBuffer');
     expect(names).not.toContain('WebAssembly');
   });
@@ -323,5 +326,85 @@ describe('worker-thread isolation: hostile values', () => {
     });
     expect(result).toMatchObject({ ok: true, value: { a: [1, 2] } });
     expect(result.logs.map((entry) => entry.text)).toEqual(['still { logged: true }']);
+  });
+});
+
+// Last in the file on purpose: structuredClone reads an Error's `stack`, and once a worker has
+// formatted a stack the formatter no longer overflows in the stack-overflow case above, which then
+// finds no worker-realm error to test the hardening with.
+describe('worker-thread isolation: web globals', () => {
+  it('builds every web global, what it returns and what it throws inside the context', async () => {
+    const found = await findings(`
+      const found: string[] = [];
+      const check = (label: string, value: unknown) => { found.push(...escapes(value, label)); };
+      const thrown = (label: string, attempt: () => unknown) => {
+        try { attempt(); found.push(label + ': did not throw'); } catch (error) { check(label + ' error', error); }
+      };
+      const names = ['URL', 'URLSearchParams', 'TextEncoder', 'TextDecoder', 'atob', 'btoa', 'structuredClone', 'crypto',
+        'AbortController', 'AbortSignal', 'DOMException', 'queueMicrotask', 'setInterval', 'clearInterval', 'performance'];
+      for (const name of names) {
+        const value = (globalThis as any)[name];
+        if (value === undefined) found.push(name + ' is missing');
+        check(name, value);
+        if (typeof value === 'function' && value.prototype) check(name + '.prototype', value.prototype);
+      }
+      const url = new URL('https://user:pw@example.com:8080/a/b?q=1&r=2#h');
+      check('url', url);
+      check('searchParams', url.searchParams);
+      check('params iterator', url.searchParams.entries());
+      check('params entry', [...url.searchParams][0]);
+      check('URL descriptor getter', Object.getOwnPropertyDescriptor(URL.prototype, 'href')!.get);
+      thrown('URL', () => new URL('not a url'));
+      thrown('URLSearchParams', () => new URLSearchParams([['a', 'b', 'c']] as any));
+      const bytes = new TextEncoder().encode('héllo');
+      check('encoded bytes', bytes);
+      check('encoded buffer', bytes.buffer);
+      check('encodeInto result', new TextEncoder().encodeInto('x', new Uint8Array(4)));
+      thrown('TextDecoder fatal', () => new TextDecoder('utf-8', { fatal: true }).decode(new Uint8Array([0xff])));
+      thrown('TextDecoder label', () => new TextDecoder('latin1'));
+      thrown('atob', () => atob('%'));
+      thrown('btoa', () => btoa('🚀'));
+      check('structuredClone result', structuredClone({ map: new Map([[1, new Date(0)]]), list: [new Uint8Array(2)], error: new Error('x') }));
+      thrown('structuredClone', () => structuredClone(() => 1));
+      check('random bytes', crypto.getRandomValues(new Uint8Array(8)));
+      check('crypto.randomUUID', crypto.randomUUID);
+      thrown('getRandomValues', () => crypto.getRandomValues(new Float64Array(1) as any));
+      const controller = new AbortController();
+      let event: unknown;
+      controller.signal.addEventListener('abort', function (this: unknown, received: unknown) { check('listener this', this); event = received; });
+      controller.abort();
+      check('signal', controller.signal);
+      check('abort reason', controller.signal.reason);
+      check('abort event', event);
+      thrown('AbortSignal constructor', () => new (AbortSignal as any)());
+      thrown('throwIfAborted', () => controller.signal.throwIfAborted());
+      check('AbortSignal.any', AbortSignal.any([controller.signal]));
+      check('AbortSignal.timeout', AbortSignal.timeout(1));
+      check('performance.now getter', Object.getOwnPropertyDescriptor(performance, 'timeOrigin')!.get);
+      thrown('queueMicrotask', () => queueMicrotask('code' as any));
+      thrown('setInterval', () => setInterval('code' as any, 1));
+      await new Promise((resolve) => queueMicrotask(function (this: unknown, ...args: unknown[]) { check('microtask this', this); check('microtask args', args); resolve(null); }));
+      await new Promise((resolve) => {
+        const id = setInterval(function (this: unknown, ...args: unknown[]) {
+          clearInterval(id); check('interval this', this); check('interval args', args); check('interval arguments', arguments); resolve(null);
+        }, 1, { passed: true });
+      });
+      return found;`);
+    expect(found).toEqual([]);
+  });
+
+  it('keeps the web globals to the context: replacing a built-in they use harms only the program', async () => {
+    const result = await runtime.run({
+      program: `
+        const before = new URL('https://example.com/a?b=1').searchParams.get('b');
+        String.prototype.toLowerCase = () => { throw new Error('hijacked'); };
+        let refused = '';
+        try { new URL('https://EXAMPLE.com'); } catch (error) { refused = Object.getPrototypeOf(error) === Error.prototype ? 'context error' : 'foreign error'; }
+        return { before, refused, encoded: btoa('still works') };`,
+    });
+    expect(result).toMatchObject({
+      ok: true,
+      value: { before: '1', refused: 'context error', encoded: 'c3RpbGwgd29ya3M=' },
+    });
   });
 });

@@ -1,6 +1,10 @@
 import { SourceMap } from 'node:module';
 import type { CodeRunFailure, ExceptionFailure } from '@sluice/code-runtime';
 import { type Message, stop, transform } from 'esbuild';
+import type * as TypeScriptModule from 'typescript';
+import { type Insertion, modelColumn } from './program-edits.js';
+import { type Normalised, normaliseProgram } from './program-normalise.js';
+import type { Unclosed } from './program-unclosed.js';
 
 /** A program ready for a worker: JavaScript plus the source map back to what the model wrote. */
 export interface CompiledProgram {
@@ -8,6 +12,8 @@ export interface CompiledProgram {
   readonly map: string;
   /** Lines in the model's source; frames past it are the wrapper's. */
   readonly lines: number;
+  /** Text normalisation inserted on the model's lines; the map's columns count it, the model's do not. */
+  readonly insertions?: readonly Insertion[];
 }
 
 /** The outcome of compiling one program. */
@@ -16,16 +22,32 @@ export type CompileResult =
   | { readonly ok: false; readonly failure: CodeRunFailure };
 
 // The program is the body of an async function; the wrapper takes one line of its own, so the
-// model's line N is line N + 1 of what esbuild sees, and the source map undoes that.
+// model's line N is line N + 1 of what esbuild sees, and the source map undoes that. What
+// normalisation adds after the program (`return main();`) goes on the wrapper's last lines.
 const prefix = '(async () => {\n';
-const suffix = '\n})()';
 const cacheEntries = 256;
 
+let typescript: Promise<typeof TypeScriptModule> | undefined;
+
+/** The TypeScript parser, loaded on the first compile (a few hundred milliseconds, once). */
+async function loadTypeScript(): Promise<typeof TypeScriptModule> {
+  typescript ??= import('typescript').then(
+    (module) => (module as unknown as { default?: typeof TypeScriptModule }).default ?? module,
+  );
+  try {
+    return await typescript;
+  } catch (error) {
+    typescript = undefined;
+    throw error;
+  }
+}
+
 /**
- * Strips TypeScript with esbuild, on the host, before any worker is involved: a syntax error
- * becomes an `exception` failure with the program's own line and column. Results are cached by
- * source text (least recently used first out), so a program run again skips esbuild.
- * `import()` is rewritten by esbuild into a `require` call, which does not exist in the context.
+ * Normalises the program's shape (`normaliseProgram`: a fence, a function to call, `export
+ * default`, the last expression as the value; imports refused) with the TypeScript parser, then
+ * strips TypeScript with esbuild, on the host, before any worker is involved: a syntax error or a
+ * refusal becomes an `exception` failure with the program's own line and column. Results are
+ * cached by source text (least recently used first out), so a program run again skips both.
  */
 export class ProgramCompiler {
   readonly #cache = new Map<string, CompileResult>();
@@ -37,16 +59,53 @@ export class ProgramCompiler {
       this.#cache.set(source, cached);
       return cached;
     }
-    const result = await this.#transform(source);
+    const result = await this.#prepare(source);
     if (!result.ok && result.failure.kind !== 'exception') return result;
     this.#cache.set(source, result);
     if (this.#cache.size > cacheEntries) this.#cache.delete(this.#cache.keys().next().value!);
     return result;
   }
 
-  async #transform(source: string, retry = true): Promise<CompileResult> {
+  async #prepare(source: string): Promise<CompileResult> {
+    let normalised: Normalised;
     try {
-      const output = await transform(`${prefix}${source}${suffix}`, {
+      normalised = normaliseProgram(await loadTypeScript(), source);
+    } catch {
+      return {
+        ok: false,
+        failure: {
+          kind: 'substrate-exit',
+          message:
+            'The TypeScript parser could not be loaded, so the program could not be prepared; nothing ran. Check that the typescript package is installed.',
+        },
+      };
+    }
+    if (normalised.kind === 'refused') {
+      const { message, line, column } = normalised;
+      return {
+        ok: false,
+        failure: {
+          kind: 'exception',
+          name: 'SyntaxError',
+          message: `SyntaxError: ${message} (line ${line}, column ${column}). Nothing ran.`,
+          line,
+          column,
+          stack: `SyntaxError: ${message}\n    at program.ts:${line}:${column}`,
+        },
+      };
+    }
+    return this.#transform(source, normalised);
+  }
+
+  async #transform(
+    source: string,
+    normalised: Extract<Normalised, { kind: 'program' }>,
+    retry = true,
+  ): Promise<CompileResult> {
+    const lines = source.split('\n').length;
+    const suffix = normalised.epilogue === '' ? '\n})()' : `\n;${normalised.epilogue}\n})()`;
+    try {
+      const output = await transform(`${prefix}${normalised.body}${suffix}`, {
         loader: 'ts',
         sourcemap: 'external',
         sourcefile: 'program.ts',
@@ -54,7 +113,11 @@ export class ProgramCompiler {
         supported: { 'dynamic-import': false },
         logLevel: 'silent',
       });
-      return { ok: true, program: { code: output.code, map: output.map, lines: source.split('\n').length } };
+      const { insertions } = normalised;
+      return {
+        ok: true,
+        program: { code: output.code, map: output.map, lines, ...(insertions.length > 0 ? { insertions } : {}) },
+      };
     } catch (error) {
       const messages = (error as { errors?: Message[] }).errors;
       const first = messages?.[0];
@@ -63,7 +126,7 @@ export class ProgramCompiler {
         // stopped service restarts on the next call, so try once more before giving up.
         if (retry) {
           await stop();
-          return this.#transform(source, false);
+          return this.#transform(source, normalised, false);
         }
         return {
           ok: false,
@@ -74,21 +137,45 @@ export class ProgramCompiler {
           },
         };
       }
-      const line = first.location ? Math.max(1, first.location.line - 1) : undefined;
-      const column = first.location ? first.location.column + 1 : undefined;
+      const location = first.location;
+      let line = location ? Math.max(1, location.line - 1) : undefined;
+      let column = location ? modelColumn(normalised.insertions, location.line - 1, location.column) + 1 : undefined;
+      let text = first.text;
+      // Past the program's last line, in the wrapper's `})()`: the program ended with something
+      // open. Say what, at the program's own last line, never naming a `)` the model did not write.
+      if (line !== undefined && line > lines) {
+        ({ line, column } = lastLine(normalised.body));
+        text = endMessage(normalised.unclosed);
+      }
       const where = line === undefined ? '' : ` (line ${line}, column ${column})`;
       return {
         ok: false,
         failure: {
           kind: 'exception',
           name: 'SyntaxError',
-          message: `SyntaxError: ${first.text}${where}. Nothing ran; fix the program and run it again.`,
+          message: `SyntaxError: ${text}${where}. Nothing ran; fix the program and run it again.`,
           ...(line === undefined ? {} : { line, column }),
-          ...(first.location ? { stack: `SyntaxError: ${first.text}\n    at program.ts:${line}:${column}` } : {}),
+          ...(line === undefined ? {} : { stack: `SyntaxError: ${text}\n    at program.ts:${line}:${column}` }),
         },
       };
     }
   }
+}
+
+/** The last line with code on it (a blanked fence is not code), and the column just past its end. */
+function lastLine(body: string): { line: number; column: number } {
+  const rows = body.split('\n');
+  let index = rows.length - 1;
+  while (index > 0 && rows[index]!.trim() === '') index -= 1;
+  return { line: index + 1, column: rows[index]!.trimEnd().length + 1 };
+}
+
+function endMessage(unclosed: Unclosed | undefined): string {
+  if (unclosed === undefined) {
+    return 'The program ends before something it opened is closed (a block, parenthesis, bracket, string, template or comment)';
+  }
+  const start = unclosed.line === undefined ? '' : ` that starts at line ${unclosed.line}, column ${unclosed.column}`;
+  return `The program ends before ${unclosed.what}${start} is closed`;
 }
 
 /** A thrown error as the prelude described it, untrusted. */
@@ -115,7 +202,7 @@ export function describeException(program: CompiledProgram, thrown: ThrownDescri
     const { originalLine, originalColumn } = entry;
     if (originalLine === undefined || originalColumn === undefined) return undefined;
     if (originalLine < 1 || originalLine > program.lines) return undefined;
-    return { line: originalLine, column: originalColumn + 1 };
+    return { line: originalLine, column: modelColumn(program.insertions, originalLine, originalColumn) + 1 };
   };
   const head: string[] = [];
   const frames: string[] = [];
@@ -177,7 +264,7 @@ export function mapProgramPositions(program: CompiledProgram, line: string): str
       unmapped = true;
       return whole;
     }
-    return `program.ts:${originalLine}:${originalColumn + 1}`;
+    return `program.ts:${originalLine}:${modelColumn(program.insertions, originalLine, originalColumn) + 1}`;
   });
   return unmapped && /^\s*at /.test(line) ? undefined : mapped;
 }

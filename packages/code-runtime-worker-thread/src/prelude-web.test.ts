@@ -3,6 +3,7 @@ import { makeWebBasics } from './prelude-web-basics.js';
 import { makeEncodingGlobals, type WebHooks, type WebMade } from './prelude-web-encoding.js';
 import { makeSearchParams } from './prelude-web-search-params.js';
 import { makeUrlGlobals } from './prelude-web-url.js';
+import { makeUrlHost } from './prelude-web-url-host.js';
 
 // The prelude's web globals, made here in the test's realm (as the prelude makes them in a run's
 // context) and compared with Node's own implementations on the cases programs meet.
@@ -17,7 +18,8 @@ const hooks: WebHooks = {
   startedAt: () => 0,
 };
 const made: WebMade = { globals: {}, internal: {} };
-for (const maker of [makeWebBasics, makeEncodingGlobals, makeSearchParams, makeUrlGlobals]) maker(hooks, made);
+for (const maker of [makeWebBasics, makeEncodingGlobals, makeSearchParams, makeUrlHost, makeUrlGlobals])
+  maker(hooks, made);
 const ours = made.globals as unknown as {
   URL: typeof URL;
   URLSearchParams: typeof URLSearchParams;

@@ -9,6 +9,7 @@ import { makeWebBasics } from './prelude-web-basics.js';
 import { makeEncodingGlobals } from './prelude-web-encoding.js';
 import { makeSearchParams } from './prelude-web-search-params.js';
 import { makeUrlGlobals } from './prelude-web-url.js';
+import { makeUrlHost } from './prelude-web-url-host.js';
 import { hardenWorkerRealm } from './worker-harden.js';
 import { workerMain } from './worker-main.js';
 
@@ -20,7 +21,7 @@ import { workerMain } from './worker-main.js';
 const nameShim = 'const __name = (target) => target;';
 
 /** The prelude script evaluated first in every run's context; its completion value is the pump. */
-export const preludeSource = `'use strict';\n(() => {\n${nameShim}\nreturn (${preludeMain})(${captureIntrinsics}, ${makeLogWriter}, ${makeJsonWriter}, ${makeInspector}, ${makePrintf}, ${installMeter}, [${makeWebBasics}, ${makeEncodingGlobals}, ${makeSearchParams}, ${makeUrlGlobals}]);\n})();\n`;
+export const preludeSource = `'use strict';\n(() => {\n${nameShim}\nreturn (${preludeMain})(${captureIntrinsics}, ${makeLogWriter}, ${makeJsonWriter}, ${makeInspector}, ${makePrintf}, ${installMeter}, [${makeWebBasics}, ${makeEncodingGlobals}, ${makeSearchParams}, ${makeUrlHost}, ${makeUrlGlobals}]);\n})();\n`;
 
 /** The worker thread's source, evaluated with `eval: true`. */
 export const workerSource = `'use strict';\n(() => {\n${nameShim}\n(${workerMain})(require, ${hardenWorkerRealm});\n})();\n`;

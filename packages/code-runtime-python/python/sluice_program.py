@@ -31,7 +31,7 @@ class ProgramReturn(BaseException):
     """A top-level `return` (or the final expression) on its way out of the program.
 
     A `BaseException`, so `except Exception` in the program does not catch it; a bare `except`
-    or `except BaseException` around a top-level `return` re-raises it (see `_Normalise`).
+    or `except BaseException` around a top-level `return` re-raises it (see `_TopLevel`).
     """
 
     def __init__(self, value, final=False):
@@ -86,22 +86,19 @@ def _syntax_error(message, node):
     return error
 
 
-def _at(node, like):
-    """`node` and the nodes under it that have no location get `like`'s, so no pass over the whole tree is needed."""
-    for child in ast.walk(node):
-        if 'lineno' in child._attributes and not hasattr(child, 'lineno'):
-            ast.copy_location(child, like)
-    return node
+def _call(name, arguments, like):
+    """`name(*arguments)`, each new node at `like`'s location (so no pass over the whole tree is needed)."""
+    function = ast.copy_location(ast.Name(id=name, ctx=ast.Load()), like)
+    return ast.copy_location(ast.Call(func=function, args=arguments, keywords=[]), like)
 
 
 def _raise_return(value, node, final=False):
-    arguments = [value] + ([ast.Constant(True)] if final else [])
-    call = ast.Call(func=ast.Name(id=_RETURN, ctx=ast.Load()), args=arguments, keywords=[])
-    return _at(ast.Raise(exc=call, cause=None), node)
+    arguments = [value] + ([ast.copy_location(ast.Constant(True), node)] if final else [])
+    return ast.copy_location(ast.Raise(exc=_call(_RETURN, arguments, node), cause=None), node)
 
 
 def _returning_guard(node):
-    return _at(ast.Expr(value=ast.Call(func=ast.Name(id=_RETURNING, ctx=ast.Load()), args=[], keywords=[])), node)
+    return ast.copy_location(ast.Expr(value=_call(_RETURNING, [], node)), node)
 
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)

@@ -182,6 +182,7 @@ def _run(channel, loop, request, prepared):
     # The program is the module `__main__`: `import __main__`, pickling and dataclasses find its globals.
     module = types.ModuleType('__main__')
     sys.modules['__main__'] = module
+    sys.argv = [sluice_program.PROGRAM_FILE]  # not the zygote's (its config): a script's argparse sees no arguments
     program_globals = module.__dict__
     program_globals.update({'__builtins__': sys.modules['builtins'], 'asyncio': asyncio})
     host_calls = sluice_host_calls.HostCalls(channel)

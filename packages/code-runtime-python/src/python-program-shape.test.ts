@@ -45,9 +45,10 @@ describe('top-level names', () => {
         '    def total(self):',
         '        return self.amount * rate',
         'lines = [Line(n) for n in range(3)]',
-        'return [sum(line.total() for line in lines), asdict(lines[1]), __main__.rate]',
+        'import sys',
+        'return [sum(line.total() for line in lines), asdict(lines[1]), __main__.rate, sys.argv]',
       ),
-    ).toEqual([6, { amount: 1 }, 2]);
+    ).toEqual([6, { amount: 1 }, 2, ['<program>']]);
   });
 
   it('keep top-level await and return, even inside loops, match and try', async () => {

@@ -175,7 +175,7 @@ def _run(channel, loop, request, prepared):
     # as bytes() of zeros is never written (a bytearray would be, page by page).
     reserve = bytes(256 * 1024)
     try:
-        code = sluice_program.compile_program(request['program'])
+        program = sluice_program.compile_program(request['program'])
     except Exception as error:  # noqa: BLE001  (a NUL byte or a lone surrogate fails as ValueError or UnicodeError)
         _finish(channel, {'ok': False, 'error': {'kind': 'exception', **sluice_program.describe_error(error)}})
         return
@@ -193,7 +193,7 @@ def _run(channel, loop, request, prepared):
     sluice_values.install_json_hint()
     outcome = None
     try:
-        has_value, value = sluice_program.execute(code, program_globals, loop)
+        has_value, value = sluice_program.execute(program, program_globals, loop)
         outcome = _value_outcome(value, limits) if has_value else {'ok': True}
         never_awaited = host_calls.never_awaited()
         if outcome['ok'] and never_awaited is not None:

@@ -7,7 +7,8 @@ the AST, never on the text, so every line number stays the model's own:
 - `return x` at the top level raises `ProgramReturn(x)`, which ends the program with `x`;
 - with no `return` reached, the last expression statement (also as the last statement of an
   `if __name__ == "__main__":` block) is the value, unless it is `None`;
-- `asyncio.run(x)` at the top level is `await x`, inside the program's own event loop.
+- `asyncio.run(x)` or `loop.run_until_complete(x)` at the top level is `await x`, inside the
+  program's own event loop.
 """
 
 import ast
@@ -158,7 +159,8 @@ class _TopLevel:
 
 
 class _AsyncioRun(ast.NodeTransformer):
-    """`asyncio.run(x)` → `await x`, outside functions, lambdas, classes and generator expressions."""
+    """`asyncio.run(x)` and `<loop>.run_until_complete(x)` → `await x`, outside functions, lambdas,
+    classes and generator expressions: at the top level each has one reading, run `x` to its end."""
 
     def _leave(self, node):
         return node
@@ -172,14 +174,15 @@ class _AsyncioRun(ast.NodeTransformer):
     def visit_Call(self, node):
         self.generic_visit(node)
         function = node.func
-        if (
-            isinstance(function, ast.Attribute)
-            and function.attr == 'run'
+        if not isinstance(function, ast.Attribute) or len(node.args) != 1:
+            return node
+        asyncio_run = (
+            function.attr == 'run'
             and isinstance(function.value, ast.Name)
             and function.value.id == 'asyncio'
-            and len(node.args) == 1
             and all(keyword.arg == 'debug' for keyword in node.keywords)
-        ):
+        )
+        if asyncio_run or (function.attr == 'run_until_complete' and not node.keywords):
             return ast.copy_location(ast.Await(value=node.args[0]), node)
         return node
 
@@ -212,7 +215,7 @@ def compile_program(source):
     """The program as a `Program`. Raises SyntaxError (or ValueError for a NUL byte)."""
     linecache.cache[PROGRAM_FILE] = (len(source), None, source.splitlines(True), PROGRAM_FILE)
     tree = ast.parse(source, PROGRAM_FILE, 'exec')
-    if 'asyncio.run' in source:
+    if 'asyncio.run' in source or 'run_until_complete' in source:
         rewrite = _AsyncioRun()
         tree.body = [rewrite.visit(statement) for statement in tree.body]
     _TopLevel().statements(tree.body)
@@ -238,6 +241,15 @@ def execute(program, program_globals, loop):
             raise
         return signal.outcome()
     return False, None
+
+
+def new_event_loop():
+    """`asyncio.new_event_loop` for the program: host calls are answered only in its own loop (and
+    seccomp refuses the socket pair a new loop needs), so it says what to write instead."""
+    raise RuntimeError(
+        'a program runs in an event loop of its own and cannot make another: write `await main()`, '
+        'or `asyncio.run(main())`, which runs in the program\'s loop'
+    )
 
 
 def asyncio_run(loop):

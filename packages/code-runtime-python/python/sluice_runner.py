@@ -190,6 +190,7 @@ def _run(channel, loop, request, prepared):
     for namespace, names in request['bindings'].items():
         program_globals[namespace] = host_calls.namespace(namespace, names)
     asyncio.run = sluice_program.asyncio_run(loop)
+    asyncio.new_event_loop = asyncio.events.new_event_loop = sluice_program.new_event_loop
     sluice_values.install_json_hint()
     outcome = None
     try:

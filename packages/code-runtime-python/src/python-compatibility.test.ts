@@ -1,6 +1,6 @@
 import type { HostFunction, JsonValue } from '@sluice/code-runtime';
 import { afterAll, describe, expect, it } from 'vitest';
-import { python, successValue, testRuntime } from './__fixtures__/test-runtime.js';
+import { failureOf, python, successValue, testRuntime } from './__fixtures__/test-runtime.js';
 
 // Programs in the styles models write (smolagents/CodeAct, notebooks, scripts with asyncio.run,
 // Anthropic-style tool orchestration), written fresh for this suite, each with the value plain
@@ -268,6 +268,46 @@ const programs: Array<{ style: string; program: string; value: JsonValue }> = [
   },
 ];
 
+// Programs models write that cannot run as written: each fails naming the fix.
+const refused: Array<{ style: string; program: string; kind: string; fix: string }> = [
+  {
+    style: 'a host call without await, its result indexed',
+    program: python('weather = tools.get_weather(city="Oslo")', 'weather["tempC"]'),
+    kind: 'exception',
+    fix: 'write `await tools.get_weather(...)`',
+  },
+  {
+    style: 'host calls collected in a list, never gathered',
+    program: python('pending = [tools.get_weather(city=c) for c in ["Oslo", "Cairo"]]', 'return len(pending)'),
+    kind: 'exception',
+    fix: '2 calls were never awaited, so they never ran; the first is tools.get_weather(...) on line 1',
+  },
+  {
+    style: 'async main() called without asyncio.run',
+    program: python('async def main():', '    return 1', 'if __name__ == "__main__":', '    main()'),
+    kind: 'invalid-output',
+    fix: 'write `await main(...)`',
+  },
+  {
+    style: 'a new event loop made by hand',
+    program: python(
+      'import asyncio',
+      'async def main():',
+      '    return 1',
+      'loop = asyncio.new_event_loop()',
+      'loop.run_until_complete(main())',
+    ),
+    kind: 'exception',
+    fix: 'write `await main()`',
+  },
+  {
+    style: 'a tuple as a dict key',
+    program: python('orders = await tools.list_orders()', '{(o["id"], o["placed"]): o["total"] for o in orders}'),
+    kind: 'invalid-output',
+    fix: '",".join(map(str, key))',
+  },
+];
+
 const runtime = testRuntime();
 afterAll(async () => {
   await runtime.dispose();
@@ -277,6 +317,12 @@ describe('programs as models write them', () => {
   it('are at least fifteen', () => {
     expect(programs.length).toBeGreaterThanOrEqual(15);
   });
+
+  for (const { style, program, kind, fix } of refused) {
+    it(`fail naming the fix: ${style}`, async () => {
+      expect(failureOf(await runtime.run({ program, bindings }), kind).message).toContain(fix);
+    });
+  }
 
   for (const { style, program, value } of programs) {
     it(`run: ${style}`, async () => {

@@ -144,6 +144,30 @@ describe('asyncio.run', () => {
     ).toBe(4);
   });
 
+  it('treats loop.run_until_complete(main()) at the top level as await main()', async () => {
+    expect(
+      await valueFrom(
+        'import asyncio',
+        'async def main():',
+        '    return await tools.echo(5)',
+        'loop = asyncio.get_event_loop()',
+        'result = loop.run_until_complete(main())',
+        'result["echoed"]',
+      ),
+    ).toBe(5);
+  });
+
+  it('refuses a new event loop, saying what to write instead', async () => {
+    for (const making of [
+      'loop = asyncio.new_event_loop()',
+      'with asyncio.Runner() as runner:\n    runner.run(main())',
+    ]) {
+      const failure = await failureFor('exception', 'import asyncio', 'async def main():', '    return 1', making);
+      expect(failure).toMatchObject({ name: 'RuntimeError', line: 4 });
+      expect(failure.message).toContain('write `await main()`');
+    }
+  });
+
   it('inside a running loop says to await instead', async () => {
     const failure = await failureFor(
       'exception',

@@ -185,6 +185,18 @@ describe('normaliseProgram', () => {
       column: 3,
     });
     expect(program(lines('const list = [1,', '  2')).unclosed).toMatchObject({ what: 'the bracket `[`', line: 1 });
+    expect(program(lines('g(1, h(2,', ' 3)')).unclosed).toEqual({ what: 'the parenthesis `(`', line: 1, column: 2 });
+    expect(program(lines('const x = (1 +', ' 2')).unclosed).toEqual({
+      what: 'the parenthesis `(`',
+      line: 1,
+      column: 11,
+    });
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the model's program text
+    expect(program('const t = `${a} and ${ b').unclosed).toEqual({
+      what: 'the template substitution `${`',
+      line: 1,
+      column: 21,
+    });
     expect(program('broken = = 1').unclosed).toBeUndefined();
   });
 

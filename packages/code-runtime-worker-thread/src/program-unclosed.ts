@@ -47,6 +47,8 @@ export function describeUnclosed(
         const opener = text[match.start] ?? '';
         return { what: openers[opener] ?? `\`${opener}\``, ...at(match.start) };
       }
+      const open = openAtEnd(ts, file, end);
+      if (open !== undefined) return { what: open.what, ...at(open.offset) };
       const expected = ts.flattenDiagnosticMessageText(diagnostic.messageText, ' ');
       const closer = expected.length > 1 ? expected[1] : undefined;
       const opener = closer === ')' ? '(' : closer === ']' ? '[' : '{';
@@ -79,4 +81,34 @@ function unterminatedTemplate(ts: TypeScript, file: TypeScriptModule.SourceFile,
     });
   }
   return undefined;
+}
+
+/**
+ * The innermost call, parenthesis or template substitution that runs to the end of the program,
+ * for the diagnostics that do not name their opener; its opening character's offset.
+ */
+function openAtEnd(
+  ts: TypeScript,
+  file: TypeScriptModule.SourceFile,
+  end: number,
+): { what: string; offset: number } | undefined {
+  let found: { what: string; offset: number } | undefined;
+  const stack: TypeScriptModule.Node[] = [file];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    // Open means its closing token is missing: the node ends where its last part ends.
+    if ((ts.isCallExpression(node) || ts.isNewExpression(node)) && node.arguments !== undefined) {
+      if (node.end === node.arguments.end) found = { what: openers['(']!, offset: node.arguments.pos - 1 };
+    } else if (ts.isParenthesizedExpression(node)) {
+      if (node.end === node.expression.end) found = { what: openers['(']!, offset: node.getStart(file) };
+    } else if (ts.isTemplateSpan(node)) {
+      if (node.literal.end === node.literal.pos) {
+        found = { what: 'the template substitution `${`', offset: node.expression.pos - 2 };
+      }
+    }
+    ts.forEachChild(node, (child) => {
+      if (child.end >= end) stack.push(child);
+    });
+  }
+  return found;
 }

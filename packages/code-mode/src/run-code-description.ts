@@ -17,11 +17,11 @@ const guides: Record<
   typescript: {
     intro: 'Run a TypeScript program that calls the tools declared below as async functions',
     rules: (example) => [
-      'The program is the body of an async function: use `await` at the top level, and `return` the result.',
-      'Tool arguments and the result are JSON as `JSON.stringify` writes it: `undefined` properties are left out and a `Date` becomes its ISO string. A value JSON cannot hold (`NaN`, a `Map`, a function, a cycle) fails, naming its path.',
+      'The program is the body of an async function: `await` works at the top level; `return` the result, or end with an expression, whose value is the result. A lone async arrow or function (`async () => { … }`) is called for you; `export default` and a markdown fence are fine.',
+      'Arguments and the result are JSON as `JSON.stringify` writes it: `undefined` properties are left out, a `Date` becomes its ISO string. `NaN`, a `Map`, a function or a cycle fails, naming its path.',
       `Call a tool with one JSON argument: \`const result = await ${example}({ ... })\`. Run independent calls at once with \`Promise.all\`.`,
       'A call that fails (denied by policy, invalid input, the tool’s own error) throws an `Error` whose message says why; catch it to carry on.',
-      'Globals: the JavaScript built-ins, `console` and `setTimeout`. There are no imports, `require`, `fetch` or `process`: the declared functions are the only way to reach anything outside the program.',
+      'Globals: the JavaScript built-ins, console, setTimeout, setInterval, queueMicrotask, URL, URLSearchParams, TextEncoder, TextDecoder, atob, btoa, structuredClone, crypto.randomUUID, crypto.getRandomValues, AbortController, AbortSignal, performance.now. No imports, `require`, `fetch` or `process`: the declared functions are the only way to reach anything outside the program.',
       '`console.log` lines come back with the result. Type annotations are allowed.',
     ],
     fence: 'ts',
@@ -29,8 +29,8 @@ const guides: Record<
   python: {
     intro: 'Run a Python program that calls the tools declared below as async functions',
     rules: (example) => [
-      'The program is the body of an async function: use `await` at the top level, and `return` the result.',
-      'The result must be JSON: dicts with string keys, lists, str, int, float, bool, None.',
+      'The program runs as a module (top-level names are globals) with top-level `await`: `return` the result at the top level, or end with an expression, whose value is the result. `asyncio.run(main())` and `if __name__ == "__main__":` work too.',
+      'Arguments and the result are JSON as `json.dumps` writes it: tuples become lists, `datetime`/`date`/`time` ISO strings, int keys strings. `NaN`, a set or bytes fails, naming its path.',
       `Call a tool with keyword arguments or one dict: \`result = await ${example}(key=value)\`. Run independent calls at once with \`await asyncio.gather(...)\` (\`asyncio\` is already imported).`,
       'A call that fails (denied by policy, invalid input, the tool’s own error) raises `HostCallError` whose message says why; catch it to carry on.',
       'The standard library can be imported; third-party packages cannot. The declared functions are the only way to reach anything outside the program.',

@@ -81,7 +81,7 @@ const inputSchema: JsonObject = {
   properties: {
     code: {
       type: 'string',
-      description: 'The program: the body of an async function, in the language described above.',
+      description: 'The program, in the language and shapes described above.',
     },
     description: { type: 'string', description: 'What the program does, in a few words, for people watching.' },
   },

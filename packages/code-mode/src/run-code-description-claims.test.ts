@@ -1,0 +1,107 @@
+import type { CodeRuntime, JsonValue } from '@sluice/code-runtime';
+import { createPythonCodeRuntime } from '@sluice/code-runtime-python';
+import { createWorkerThreadCodeRuntime } from '@sluice/code-runtime-worker-thread';
+import type { PolicyDefinition, Tool } from '@sluice/permissions';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createRunCodeTool } from './run-code-tool.js';
+
+// What the run_code description promises, run on the real providers: a sentence there that stops
+// being true fails here.
+
+const policy: PolicyDefinition = { default: 'allow', rules: [] };
+const tools: Tool[] = [
+  {
+    name: 'weather.forecast',
+    description: 'Chance of rain tomorrow for a city.',
+    inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+    execute: (input) => ({ city: (input as { city: string }).city, rain: 0.5 }),
+  },
+];
+
+const runtimes = {
+  typescript: createWorkerThreadCodeRuntime({ wallTimeMs: 20_000 }),
+  python: createPythonCodeRuntime({ wallTimeMs: 20_000 }),
+} satisfies Record<string, CodeRuntime>;
+afterAll(() => Promise.all(Object.values(runtimes).map((runtime) => runtime.dispose())));
+
+// The first run of each provider starts its process (and the TypeScript parser); on a loaded machine that takes seconds.
+const startup = 30_000;
+
+function toolFor(language: keyof typeof runtimes) {
+  return createRunCodeTool({ context: { codeRuntime: runtimes[language] }, tools, policy });
+}
+
+async function valueOf(language: keyof typeof runtimes, code: string): Promise<JsonValue | undefined> {
+  const { result, rendered } = await toolFor(language).run({ code });
+  if (result === undefined || !result.ok) throw new Error(rendered.text);
+  return result.value;
+}
+
+describe('the run_code description, TypeScript', () => {
+  it(
+    'has every global it lists',
+    async () => {
+      const line = toolFor('typescript')
+        .description.split('\n')
+        .find((text) => text.startsWith('- Globals: '));
+      const names = line!
+        .slice('- Globals: the JavaScript built-ins, '.length, line!.indexOf('. No imports'))
+        .split(', ');
+      expect(names.length).toBeGreaterThan(15);
+      const code = `return ${JSON.stringify(names)}.filter((path) => typeof path.split('.').reduce((at, key) => at?.[key], globalThis) === 'undefined');`;
+      expect(await valueOf('typescript', code)).toEqual([]);
+    },
+    startup,
+  );
+
+  it(
+    'runs the shapes it names: a final expression, a lone async arrow, export default, a markdown fence',
+    async () => {
+      const cases: [string, JsonValue][] = [
+        ["const f = await weather.forecast({ city: 'Oslo' });\nf.rain", 0.5],
+        ["async () => {\n  const f = await weather.forecast({ city: 'Oslo' });\n  return f.city;\n}", 'Oslo'],
+        ['export default { ok: true };', { ok: true }],
+        ['```ts\nconst n: number = 2;\nn * 21\n```', 42],
+      ];
+      for (const [code, value] of cases) expect(await valueOf('typescript', code)).toEqual(value);
+    },
+    startup,
+  );
+
+  it(
+    'hands values back as JSON.stringify writes them',
+    async () => {
+      const code = 'return { at: new Date(0), missing: undefined, kept: 1 };';
+      expect(await valueOf('typescript', code)).toEqual({ at: '1970-01-01T00:00:00.000Z', kept: 1 });
+    },
+    startup,
+  );
+});
+
+describe('the run_code description, Python', () => {
+  it(
+    'runs the shapes it names: a module with globals, a final expression, asyncio.run and __main__',
+    async () => {
+      const cases: [string, JsonValue][] = [
+        ['f = await weather.forecast(city="Oslo")\nf["rain"]', 0.5],
+        ['count = 0\ndef bump():\n    global count\n    count += 1\nbump()\nreturn count', 1],
+        [
+          'import asyncio\nasync def main():\n    return (await weather.forecast(city="Lima"))["city"]\nif __name__ == "__main__":\n    asyncio.run(main())',
+          'Lima',
+        ],
+      ];
+      for (const [code, value] of cases) expect(await valueOf('python', code)).toEqual(value);
+    },
+    startup,
+  );
+
+  it(
+    'hands values back as json.dumps writes them, and imports the standard library',
+    async () => {
+      const code =
+        'import datetime, statistics\nreturn {"pair": (1, 2), "day": datetime.date(2026, 11, 30), 3: statistics.mean([1, 2])}';
+      expect(await valueOf('python', code)).toEqual({ pair: [1, 2], day: '2026-11-30', '3': 1.5 });
+    },
+    startup,
+  );
+});

@@ -31,7 +31,7 @@ function toolFor(language: keyof typeof runtimes) {
   return createRunCodeTool({ context: { codeRuntime: runtimes[language] }, tools, policy });
 }
 
-async function valueOf(language: keyof typeof runtimes, code: string): Promise<JsonValue | undefined> {
+async function returned(language: keyof typeof runtimes, code: string): Promise<JsonValue | undefined> {
   const { result, rendered } = await toolFor(language).run({ code });
   if (result === undefined || !result.ok) throw new Error(rendered.text);
   return result.value;
@@ -49,7 +49,7 @@ describe('the run_code description, TypeScript', () => {
         .split(', ');
       expect(names.length).toBeGreaterThan(15);
       const code = `return ${JSON.stringify(names)}.filter((path) => typeof path.split('.').reduce((at, key) => at?.[key], globalThis) === 'undefined');`;
-      expect(await valueOf('typescript', code)).toEqual([]);
+      expect(await returned('typescript', code)).toEqual([]);
     },
     startup,
   );
@@ -63,7 +63,7 @@ describe('the run_code description, TypeScript', () => {
         ['export default { ok: true };', { ok: true }],
         ['```ts\nconst n: number = 2;\nn * 21\n```', 42],
       ];
-      for (const [code, value] of cases) expect(await valueOf('typescript', code)).toEqual(value);
+      for (const [code, value] of cases) expect(await returned('typescript', code)).toEqual(value);
     },
     startup,
   );
@@ -72,7 +72,7 @@ describe('the run_code description, TypeScript', () => {
     'hands values back as JSON.stringify writes them',
     async () => {
       const code = 'return { at: new Date(0), missing: undefined, kept: 1 };';
-      expect(await valueOf('typescript', code)).toEqual({ at: '1970-01-01T00:00:00.000Z', kept: 1 });
+      expect(await returned('typescript', code)).toEqual({ at: '1970-01-01T00:00:00.000Z', kept: 1 });
     },
     startup,
   );
@@ -90,7 +90,7 @@ describe('the run_code description, Python', () => {
           'Lima',
         ],
       ];
-      for (const [code, value] of cases) expect(await valueOf('python', code)).toEqual(value);
+      for (const [code, value] of cases) expect(await returned('python', code)).toEqual(value);
     },
     startup,
   );
@@ -100,7 +100,7 @@ describe('the run_code description, Python', () => {
     async () => {
       const code =
         'import datetime, statistics\nreturn {"pair": (1, 2), "day": datetime.date(2026, 11, 30), 3: statistics.mean([1, 2])}';
-      expect(await valueOf('python', code)).toEqual({ pair: [1, 2], day: '2026-11-30', '3': 1.5 });
+      expect(await returned('python', code)).toEqual({ pair: [1, 2], day: '2026-11-30', '3': 1.5 });
     },
     startup,
   );

@@ -132,6 +132,40 @@ describe('renderSections', () => {
   });
 });
 
+describe('renderSections, host calls of a failed run', () => {
+  it('puts neighbours that ended alike on one line, in order, so a fan-out cannot crowd out the failure', () => {
+    const search = (index: number, ms: number) => ({
+      callId: `c${index}`,
+      namespace: 'issues',
+      name: 'search',
+      ok: true,
+      ms,
+    });
+    const calls = [
+      ...Array.from({ length: 400 }, (_, index) => search(index + 1, 1 + (index % 9))),
+      { callId: 'c401', namespace: 'issues', name: 'close', ok: false, ms: 0.4, error: 'Issue 7 is locked.' },
+      { callId: 'c402', namespace: 'issues', name: 'close', ok: false, ms: 0.6, error: 'Issue 7 is locked.' },
+      { callId: 'c403', namespace: 'issues', name: 'close', ok: false, ms: 0.2, error: 'Issue 9 is locked.' },
+      search(404, 3),
+    ] as CodeRunFailed['calls'];
+    const body = renderSections({ ...failure, calls }).body;
+    expect(body.split('--- host calls')[1]!.split('\n')).toEqual([
+      ' (404, in order) ---',
+      'c1, c2, c3 … c400 issues.search (400 calls): ok, 1–9 ms',
+      'c401, c402 issues.close (2 calls): error, 0–1 ms: Issue 7 is locked.',
+      'c403 issues.close: error, 0 ms: Issue 9 is locked.',
+      'c404 issues.search: ok, 3 ms',
+      '',
+    ]);
+    const flooded = renderResult(
+      { ...failure, calls, logs: floodOfLogs(2_000).logs },
+      { tokenBudget: 1_000, spillDirectory: scratch() },
+    );
+    expect(flooded.cut).toBe(true);
+    expect(flooded.text).toContain(`message: ${failure.failure.message}`);
+  });
+});
+
 describe('renderSections, failed host calls of an ok run', () => {
   const call = (index: number, name: string, error?: string) => ({
     callId: `c${index}`,

@@ -93,15 +93,47 @@ function failureSection(failure: CodeRunFailure): string {
   return `--- failure ---\n${lines.join('\n')}`;
 }
 
+/**
+ * Every host call of a failed run, in order, with how it ended. Neighbours that ended alike (same
+ * function, outcome and reason) share a line, so a fan-out of hundreds of calls stays a few lines
+ * and cannot push the failure out of a result cut for its budget.
+ */
 function callsSection(calls: readonly HostCallRecord[]): string {
   if (calls.length === 0) return '--- host calls ---\n(none)';
-  const lines = calls.map((call) => {
-    const where = `${call.callId} ${call.namespace}.${call.name}`;
-    return call.ok
-      ? `${where}: ok, ${Math.round(call.ms)} ms`
-      : `${where}: error, ${Math.round(call.ms)} ms: ${call.error ?? ''}`;
-  });
+  const lines: string[] = [];
+  for (let start = 0; start < calls.length; ) {
+    const first = calls[start]!;
+    let end = start + 1;
+    while (end < calls.length && endedAlike(calls[end]!, first)) end += 1;
+    lines.push(callsLine(calls.slice(start, end)));
+    start = end;
+  }
   return `--- host calls (${calls.length}, in order) ---\n${lines.join('\n')}`;
+}
+
+function endedAlike(call: HostCallRecord, other: HostCallRecord): boolean {
+  return (
+    call.namespace === other.namespace && call.name === other.name && call.ok === other.ok && call.error === other.error
+  );
+}
+
+/** `c1 issues.search: ok, 3 ms`, or for neighbours that ended alike `c1, c2, c3 … c40 issues.search (40 calls): ok, 1–9 ms`. */
+function callsLine(run: readonly HostCallRecord[]): string {
+  const first = run[0]!;
+  let [fastest, slowest] = [Number.POSITIVE_INFINITY, 0];
+  for (const call of run)
+    [fastest, slowest] = [Math.min(fastest, Math.round(call.ms)), Math.max(slowest, Math.round(call.ms))];
+  const ms = fastest === slowest ? `${fastest} ms` : `${fastest}–${slowest} ms`;
+  const outcome = first.ok ? `ok, ${ms}` : `error, ${ms}: ${cutUtf8(first.error ?? '', failureReasonBytes)}`;
+  return `${callIdList(run.map((call) => call.callId))} ${first.namespace}.${first.name}${countNote(run.length)}: ${outcome}`;
+}
+
+function callIdList(callIds: readonly string[]): string {
+  return callIds.length <= 4 ? callIds.join(', ') : `${callIds.slice(0, 3).join(', ')} … ${callIds.at(-1)}`;
+}
+
+function countNote(count: number): string {
+  return count === 1 ? '' : ` (${count} calls)`;
 }
 
 /** Distinct failures (same function, same reason) listed in an `ok` run's text; the rest are counted. */
@@ -159,9 +191,7 @@ export function failedCallsSection(calls: readonly HostCallRecord[]): string | u
 }
 
 function groupLine({ path, reason, callIds }: FailureGroup): string {
-  const ids = callIds.length <= 4 ? callIds.join(', ') : `${callIds.slice(0, 3).join(', ')} … ${callIds.at(-1)}`;
-  const count = callIds.length === 1 ? '' : ` (${callIds.length} calls)`;
-  return `${ids} ${path}${count}: ${cutUtf8(reason, failureReasonBytes)}`;
+  return `${callIdList(callIds)} ${path}${countNote(callIds.length)}: ${cutUtf8(reason, failureReasonBytes)}`;
 }
 
 function plural(count: number, noun: string): string {

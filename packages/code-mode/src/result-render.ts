@@ -19,7 +19,7 @@ export interface RenderedSections {
  * The full text of a result as the model reads it: a header line with the outcome and what the run
  * used; for an `ok` run the host calls that failed with their reasons (see {@link failedCallsSection}),
  * the logs, then the returned value as JSON; on failure the logs, the failure kind, its message, where
- * it happened, and every host call made with how it ended. Well-formed Unicode throughout: a lone
+ * it happened, and every host call made with how it ended (see {@link callsSection}). Well-formed Unicode throughout: a lone
  * surrogate in a log, a message or a reason is shown as U+FFFD.
  */
 export function renderSections(result: CodeRunResult): RenderedSections {
@@ -120,9 +120,12 @@ function endedAlike(call: HostCallRecord, other: HostCallRecord): boolean {
 /** `c1 issues.search: ok, 3 ms`, or for neighbours that ended alike `c1, c2, c3 … c40 issues.search (40 calls): ok, 1–9 ms`. */
 function callsLine(run: readonly HostCallRecord[]): string {
   const first = run[0]!;
-  let [fastest, slowest] = [Number.POSITIVE_INFINITY, 0];
-  for (const call of run)
-    [fastest, slowest] = [Math.min(fastest, Math.round(call.ms)), Math.max(slowest, Math.round(call.ms))];
+  let fastest = Number.POSITIVE_INFINITY;
+  let slowest = 0;
+  for (const call of run) {
+    fastest = Math.min(fastest, Math.round(call.ms));
+    slowest = Math.max(slowest, Math.round(call.ms));
+  }
   const ms = fastest === slowest ? `${fastest} ms` : `${fastest}–${slowest} ms`;
   const outcome = first.ok ? `ok, ${ms}` : `error, ${ms}: ${cutUtf8(first.error ?? '', failureReasonBytes)}`;
   return `${callIdList(run.map((call) => call.callId))} ${first.namespace}.${first.name}${countNote(run.length)}: ${outcome}`;

@@ -19,8 +19,9 @@ export interface RenderedSections {
  * The full text of a result as the model reads it: a header line with the outcome and what the run
  * used; for an `ok` run the host calls that failed with their reasons (see {@link failedCallsSection}),
  * the logs, then the returned value as JSON; on failure the logs, the failure kind, its message, where
- * it happened, and every host call made with how it ended (see {@link callsSection}). Well-formed Unicode throughout: a lone
- * surrogate in a log, a message or a reason is shown as U+FFFD.
+ * it happened, and every host call made, in order, with how it ended (neighbours that ended alike on
+ * one line). Well-formed Unicode throughout: a lone surrogate in a log, a message or a reason is
+ * shown as U+FFFD.
  */
 export function renderSections(result: CodeRunResult): RenderedSections {
   const sections: string[] = [];

@@ -1,8 +1,10 @@
-import ts from 'typescript';
+import { createRequire } from 'node:module';
+import type * as TypeScriptModule from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { modelColumn } from './program-edits.js';
 import { type Normalised, normaliseProgram } from './program-normalise.js';
 
+const ts = createRequire(import.meta.url)('typescript') as typeof TypeScriptModule;
 const lines = (...text: string[]): string => text.join('\n');
 const normalise = (source: string): Normalised => normaliseProgram(ts, source);
 

@@ -9,6 +9,7 @@ with the path to it and the fix.
 import collections.abc
 import json
 import math
+import reprlib
 import sys
 
 #: The largest integer JSON numbers carry exactly on the host (2**53 - 1).
@@ -98,7 +99,9 @@ def _key_problem(name, container):
         if str(int(name)) in container:
             return f'has both the key {int(name)} and the key "{int(name)}", which are one key in JSON: use one of them'
         return None
-    shown = _cut(repr(name))
+    if isinstance(name, int) and not isinstance(name, bool):
+        return 'has an integer key beyond ±(2**53 - 1); JSON object keys are strings: use str(key)'
+    shown = _shown(name)
     if isinstance(name, tuple):
         fix = 'join it into a string (",".join(map(str, key))) or return a list of [key, value] pairs'
     else:
@@ -151,8 +154,12 @@ def _article(value):
     return f'{"an" if name[:1] in "aeiouAEIOU" else "a"} {name}'
 
 
-def _cut(text, limit=60):
-    return text if len(text) <= limit else text[: limit - 1] + '…'
+def _shown(value):
+    """A short repr (reprlib's), or the type's name when even that fails."""
+    try:
+        return reprlib.repr(value)
+    except Exception:  # noqa: BLE001  (a key's __repr__ is the program's code)
+        return _article(value)
 
 
 def _to_json(value):

@@ -265,6 +265,7 @@ describe('values as json.dumps users expect', () => {
       ['return {"ratio": float("inf")}', '$["ratio"] is inf'],
       ['return {1: "a", "1": "b"}', '$ has both the key 1 and the key "1"'],
       ['return [2 ** 80]', '$[0] is an integer of about 25 digits'],
+      ['import sys\nsys.set_int_max_str_digits(0)\nreturn {7 ** 6000: 1}', '$ has an integer key beyond ±(2**53 - 1)'],
       ['import decimal\nreturn {"price": decimal.Decimal("1.5")}', 'use float(...) or str(...)'],
     ];
     for (const [program, message] of cases) {

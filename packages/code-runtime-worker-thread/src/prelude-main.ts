@@ -2,6 +2,7 @@ import type { PreludeIntrinsics } from './prelude-intrinsics.js';
 import type { makeLogWriter, PreludeLogWriter } from './prelude-log.js';
 import type { installMeter } from './prelude-meter.js';
 import type { makePrintf } from './prelude-printf.js';
+import type { makeTimers as makeTimersFunction } from './prelude-timers.js';
 import type { WebHooks, WebMade } from './prelude-web-encoding.js';
 
 /** The one function the worker calls into a run's context with. Arguments and results are primitives, except a program value passed straight through. */
@@ -12,8 +13,9 @@ export type Pump = (operation: string, first?: unknown, second?: unknown, third?
  * `Function.prototype.toString`, so it must stay self-contained, strict and import-free.
  *
  * It captures the built-ins it relies on, removes `SharedArrayBuffer`, `Atomics` and
- * `WebAssembly`, installs `console`, `setTimeout`/`clearTimeout`, the metered buffers and (per run)
- * the binding namespaces, all as functions created here, in the context. Its completion value is
+ * `WebAssembly`, installs `console`, the timers, the metered buffers, the web globals (each maker in
+ * `webMakers` adds some, in order) and (per run) the binding namespaces, all as functions created
+ * here, in the context. Its completion value is
  * the {@link Pump}: the worker never hands the context anything but primitives, and reads back only
  * strings. Log lines go straight into a shared buffer the host can read even if the worker is
  * killed mid-loop; everything else waits in an outbox the worker takes after each turn.
@@ -25,6 +27,7 @@ export function preludeMain(
   makeInspector: (intrinsics: PreludeIntrinsics, printf: typeof makePrintf) => (args: readonly unknown[]) => string,
   printf: typeof makePrintf,
   meter: typeof installMeter,
+  makeTimers: typeof makeTimersFunction,
   webMakers: ReadonlyArray<(hooks: WebHooks, made: WebMade) => void>,
 ): Pump {
   const global = globalThis as unknown as Record<string, unknown>;
@@ -36,7 +39,6 @@ export function preludeMain(
     Error: ErrorConstructor,
     TypeError: TypeErrorConstructor,
   } = intrinsics;
-  const RangeErrorConstructor = intrinsics.RangeError;
   const writeJson = makeJsonWriter(intrinsics);
   const dateNow = Date.now;
   const mathRandom = Math.random;
@@ -52,19 +54,13 @@ export function preludeMain(
   const writeLog = (level: number, text: string) => logs?.write(level, text);
   const logPosition = () => (logs === undefined ? 0 : logs.position());
   let outbox = '';
-  let timerOperations = '';
   let finished = false;
   let callCount = 0;
-  let timerCount = 0;
-  let timerSequence = 0;
   let memoryReported = false;
+  const timers = makeTimers(intrinsics, (error) => fail(error));
   const pending = create(null) as Record<
     number,
     { resolve: (value: unknown) => void; reject: (error: unknown) => void }
-  >;
-  const timers = create(null) as Record<
-    number,
-    { callback: (...args: unknown[]) => unknown; args: unknown[]; repeatMs: number | undefined }
   >;
 
   function post(entry: string): void {
@@ -139,64 +135,10 @@ export function preludeMain(
     });
   }
 
-  function schedule(kind: string, callback: unknown, delay: unknown, args: unknown[], repeat: boolean): number {
-    if (typeof callback !== 'function') {
-      throw new TypeErrorConstructor(`${kind}(callback, ms) needs a function; strings are not evaluated.`);
-    }
-    if (timerCount >= config.timers) {
-      throw new RangeErrorConstructor(
-        `A run may call setTimeout and setInterval at most ${config.timers} times in all.`,
-      );
-    }
-    timerCount += 1;
-    timerSequence += 1;
-    let ms = intrinsics.trunc(intrinsics.Number(delay));
-    if (!(ms > 0)) ms = 0;
-    if (ms > config.maxDelayMs) ms = config.maxDelayMs;
-    const repeatMs = repeat ? intrinsics.max(ms, 1) : undefined;
-    timers[timerSequence] = { callback: callback as (...args: unknown[]) => unknown, args, repeatMs };
-    timerOperations += `s${timerSequence}:${ms};`;
-    return timerSequence;
-  }
-
-  function setTimeout(callback: unknown, delay?: unknown, ...args: unknown[]): number {
-    return schedule('setTimeout', callback, delay, args, false);
-  }
-
-  function setInterval(callback: unknown, delay?: unknown, ...args: unknown[]): number {
-    return schedule('setInterval', callback, delay, args, true);
-  }
-
-  function clearTimeout(id?: unknown): void {
-    if (typeof id === 'number' && timers[id] !== undefined) {
-      delete timers[id];
-      timerOperations += `c${id};`;
-    }
-  }
-
-  function clearInterval(id?: unknown): void {
-    clearTimeout(id);
-  }
-
-  const settled = new PromiseConstructor<undefined>((resolve) => resolve(undefined));
-  function queueMicrotask(callback: unknown): void {
-    if (typeof callback !== 'function') throw new TypeErrorConstructor('queueMicrotask(callback) needs a function.');
-    apply(promiseThen, settled, [
-      () => {
-        try {
-          apply(callback as () => unknown, undefined, []);
-        } catch (error) {
-          // As an uncaught exception in a microtask would end a Node process, it ends the run.
-          fail(error);
-        }
-      },
-    ]);
-  }
-
   function installWebGlobals(): void {
     const hooks: WebHooks = freeze({
-      setTimeout: (callback: () => void, ms: number) => setTimeout(callback, ms),
-      clearTimeout,
+      setTimeout: (callback: () => void, ms: number) => timers.globals.setTimeout(callback, ms),
+      clearTimeout: timers.globals.clearTimeout,
       fail,
       now: () => apply(dateNow, undefined, []),
       random: () => apply(mathRandom, undefined, []),
@@ -324,14 +266,13 @@ export function preludeMain(
           enumerable: false,
           configurable: true,
         });
-        for (const [key, value] of [
-          ['setTimeout', setTimeout],
-          ['clearTimeout', clearTimeout],
-          ['setInterval', setInterval],
-          ['clearInterval', clearInterval],
-          ['queueMicrotask', queueMicrotask],
-        ] as const) {
-          defineProperty(global, key, { value: freeze(value), writable: true, enumerable: false, configurable: true });
+        timers.configure(config.timers, config.maxDelayMs);
+        const timerGlobals = timers.globals;
+        const timerNames = intrinsics.keys(timerGlobals) as Array<keyof typeof timerGlobals>;
+        for (let index = 0; index < timerNames.length; index += 1) {
+          const key = timerNames[index]!;
+          const value = freeze(timerGlobals[key]);
+          defineProperty(global, key, { value, writable: true, enumerable: false, configurable: true });
         }
         installWebGlobals();
         return undefined;
@@ -363,19 +304,9 @@ export function preludeMain(
         } else call.reject(new ErrorConstructor(third as string));
         return undefined;
       }
-      case 'timer': {
-        const timer = timers[first as number];
-        if (timer === undefined) return undefined;
-        // An interval is scheduled again before its callback runs, which may clear it.
-        if (timer.repeatMs === undefined) delete timers[first as number];
-        else timerOperations += `s${first as number}:${timer.repeatMs};`;
-        try {
-          apply(timer.callback, undefined, timer.args);
-        } catch (error) {
-          fail(error);
-        }
+      case 'timer':
+        timers.fire(first as number);
         return undefined;
-      }
       case 'unhandled':
         if (!finished) writeLog(4, `[sluice] A promise was rejected and nothing handled it: ${safeString(first)}`);
         return undefined;
@@ -386,11 +317,8 @@ export function preludeMain(
         outbox = '';
         return taken === '' ? '' : `[${taken}]`;
       }
-      case 'timers': {
-        const taken = timerOperations;
-        timerOperations = '';
-        return taken;
-      }
+      case 'timers':
+        return timers.take();
       default:
         return undefined;
     }

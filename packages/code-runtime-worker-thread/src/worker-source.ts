@@ -5,6 +5,7 @@ import { makeLogWriter } from './prelude-log.js';
 import { preludeMain } from './prelude-main.js';
 import { installMeter } from './prelude-meter.js';
 import { makePrintf } from './prelude-printf.js';
+import { makeTimers } from './prelude-timers.js';
 import { makeWebBasics } from './prelude-web-basics.js';
 import { makeEncodingGlobals } from './prelude-web-encoding.js';
 import { makeSearchParams } from './prelude-web-search-params.js';
@@ -21,7 +22,7 @@ import { workerMain } from './worker-main.js';
 const nameShim = 'const __name = (target) => target;';
 
 /** The prelude script evaluated first in every run's context; its completion value is the pump. */
-export const preludeSource = `'use strict';\n(() => {\n${nameShim}\nreturn (${preludeMain})(${captureIntrinsics}, ${makeLogWriter}, ${makeJsonWriter}, ${makeInspector}, ${makePrintf}, ${installMeter}, [${makeWebBasics}, ${makeEncodingGlobals}, ${makeSearchParams}, ${makeUrlHost}, ${makeUrlGlobals}]);\n})();\n`;
+export const preludeSource = `'use strict';\n(() => {\n${nameShim}\nreturn (${preludeMain})(${captureIntrinsics}, ${makeLogWriter}, ${makeJsonWriter}, ${makeInspector}, ${makePrintf}, ${installMeter}, ${makeTimers}, [${makeWebBasics}, ${makeEncodingGlobals}, ${makeSearchParams}, ${makeUrlHost}, ${makeUrlGlobals}]);\n})();\n`;
 
 /** The worker thread's source, evaluated with `eval: true`. */
 export const workerSource = `'use strict';\n(() => {\n${nameShim}\n(${workerMain})(require, ${hardenWorkerRealm});\n})();\n`;

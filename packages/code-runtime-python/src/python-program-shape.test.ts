@@ -252,6 +252,18 @@ describe('values as json.dumps users expect', () => {
     });
   });
 
+  it('are checked in memory close to their JSON: a 1 MiB list of ints fits the smallest memory the gate accepts', async () => {
+    // 40 MiB for the interpreter + 8 × the 1 MiB budgets. The walker used to build a tuple and a path
+    // string per element, and this run ended `memory`.
+    const small = testRuntime({ memoryBytes: 48 * 1024 * 1024 });
+    try {
+      const result = await small.run({ program: 'return [1] * 524287' });
+      expect((successValue(result) as number[]).length).toBe(524287);
+    } finally {
+      await small.dispose();
+    }
+  });
+
   it('refuse a tuple key, with the path and the fix', async () => {
     const failure = await failureFor('invalid-output', 'return {"totals": {("Oslo", 2026): 3}}');
     expect(failure.message).toContain(`$["totals"] has the key ('Oslo', 2026), a tuple`);

@@ -4,6 +4,7 @@ import { type DeclaredEntry, type DeclaredSet, type DeclaredTool, declareTools }
 import { pythonDeclarations, pythonPreamble } from './declarations-python.js';
 import { groupByNamespace, typescriptDeclarations } from './declarations-typescript.js';
 import { discoveryNamespace, ToolDiscovery } from './tool-discovery.js';
+import { wellFormedText } from './well-formed-text.js';
 
 /** The default {@link DeclarationsOptions.tokenBudget}: about 32 KB of declarations. */
 export const defaultDeclarationsTokenBudget = 8_000;
@@ -76,10 +77,11 @@ export function generateDeclarations(tools: readonly DeclaredTool[], options: De
   }
   const full = renderSet(set, language);
   const fullTokens = estimateTokens(full);
+  // Descriptions are foreign text (an MCP server's may hold half of a surrogate pair); model APIs refuse that.
   const result = (mode: ToolDeclarations['mode'], text: string): ToolDeclarations => ({
     language,
     mode,
-    text,
+    text: wellFormedText(text),
     estimatedTokens: estimateTokens(text),
     fullTokens,
     paths: set.entries.map((entry) => entry.path),

@@ -2,6 +2,7 @@ import type { HostCallContext, JsonValue } from '@sluice/code-runtime';
 import { describe, expect, it } from 'vitest';
 import { mcpCatalogue } from './__fixtures__/mcp-catalogue.js';
 import { realisticTools } from './__fixtures__/realistic-tools.js';
+import { generateDeclarations } from './declarations.js';
 import { ToolDiscovery } from './tool-discovery.js';
 
 const context: HostCallContext = { runId: 'run_test', callId: 'c1', signal: new AbortController().signal };
@@ -58,5 +59,26 @@ describe('ToolDiscovery', () => {
       /No tool is named "slack\.get_users"\. Close matches: slack\.get_user/,
     );
     await expect(call(catalogue, 'searchTools', 42)).rejects.toThrow(/takes one string/);
+  });
+
+  it('hands back well-formed text when a tool’s descriptions hold half of a surrogate pair', () => {
+    const lone = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+    const half = '🚀'.slice(0, 1);
+    const tool = {
+      name: 'launch.schedule',
+      description: `Schedule a launch ${half}.`,
+      inputSchema: { type: 'object', properties: { when: { type: 'string', description: `ISO time ${half}` } } },
+      execute: () => null,
+    };
+    for (const language of ['typescript', 'python'] as const) {
+      const discovery = new ToolDiscovery([tool], language);
+      expect(discovery.search('launch')).toEqual([{ name: 'launch.schedule', summary: 'Schedule a launch \uFFFD.' }]);
+      const declaration = discovery.describe('launch.schedule')!;
+      expect(declaration).toContain('ISO time \uFFFD');
+      expect(declaration).not.toMatch(lone);
+      const declarations = generateDeclarations([tool], { language });
+      expect(declarations.text).toContain('Schedule a launch \uFFFD.');
+      expect(declarations.text).not.toMatch(lone);
+    }
   });
 });

@@ -3,6 +3,7 @@ import type { ToolBindingNameOptions } from '@sluice/permissions';
 import { type DeclaredEntry, type DeclaredTool, declareTools } from './declarations-entry.js';
 import { pythonDeclarations } from './declarations-python.js';
 import { typescriptDeclarations } from './declarations-typescript.js';
+import { wellFormedText } from './well-formed-text.js';
 
 /** The binding namespace of the discovery functions: `sluice.searchTools`, `sluice.describeTool`. No tool may use it. */
 export const discoveryNamespace = 'sluice';
@@ -63,7 +64,7 @@ export class ToolDiscovery {
       .filter(({ score }) => wanted.length === 0 || score > 0)
       .sort((left, right) => right.score - left.score || (left.indexed.entry.path < right.indexed.entry.path ? -1 : 1))
       .slice(0, count)
-      .map(({ indexed }) => ({ name: indexed.entry.path, summary: indexed.entry.summary }));
+      .map(({ indexed }) => ({ name: indexed.entry.path, summary: wellFormedText(indexed.entry.summary) }));
   }
 
   /**
@@ -74,9 +75,11 @@ export class ToolDiscovery {
     const found = this.#byName.get(name) ?? this.#uniqueBareName(name);
     if (found === undefined) return undefined;
     const set = declareTools([found.tool], this.naming);
-    return this.language === 'python'
-      ? pythonDeclarations(set.entries, set.definitions, { preamble: false })
-      : typescriptDeclarations(set.entries, set.definitions);
+    return wellFormedText(
+      this.language === 'python'
+        ? pythonDeclarations(set.entries, set.definitions, { preamble: false })
+        : typescriptDeclarations(set.entries, set.definitions),
+    );
   }
 
   /** `{ sluice: { searchTools, describeTool } }`, to merge into a run's bindings. */

@@ -24,17 +24,17 @@ describe('worker-thread JSON at the boundary', () => {
     expect(Object.hasOwn(received[0] as object, 'cursor')).toBe(false);
   });
 
-  it('returns a Date as its ISO string and a class instance through its toJSON', async () => {
+  it('returns a Date as its ISO string, a URL as its href and a class instance through its toJSON', async () => {
     const result = await runtime.run({
       program: `
         class Money { constructor(readonly cents: number) {} toJSON() { return { amount: this.cents / 100 }; } }
-        return { fetchedAt: new Date(Date.UTC(2026, 10, 30, 12)), price: new Money(1250), note: undefined };`,
+        return { fetchedAt: new Date(Date.UTC(2026, 10, 30, 12)), price: new Money(1250), note: undefined, link: new URL('https://example.com/a?b=1') };`,
     });
     expect(result).toMatchObject({
       ok: true,
-      value: { fetchedAt: '2026-11-30T12:00:00.000Z', price: { amount: 12.5 } },
+      value: { fetchedAt: '2026-11-30T12:00:00.000Z', price: { amount: 12.5 }, link: 'https://example.com/a?b=1' },
     });
-    expect(result.ok && Object.keys(result.value as object)).toEqual(['fetchedAt', 'price']);
+    expect(result.ok && Object.keys(result.value as object)).toEqual(['fetchedAt', 'price', 'link']);
   });
 
   it('ends the run as the exception a returned value’s toJSON threw', async () => {

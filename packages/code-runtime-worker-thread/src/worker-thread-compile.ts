@@ -64,10 +64,18 @@ export class ProgramCompiler {
   }
 
   async #prepare(source: string): Promise<CompileResult> {
-    let normalised: Normalised;
+    // The first compile loads the parser, which takes a while. esbuild works in a process of its
+    // own, so it strips the program as written meanwhile; kept if normalisation changes nothing.
+    // Later compiles go one after the other: a second strip would cost more than the parse.
+    const early = typescript === undefined ? this.#strip(wrap(source, '')) : undefined;
+    let normalised: Normalised | undefined;
     try {
       normalised = normaliseProgram(loadTypeScript(), source);
     } catch {
+      normalised = undefined;
+    }
+    const stripped = early === undefined ? undefined : await early;
+    if (normalised === undefined) {
       return {
         ok: false,
         failure: {
@@ -91,18 +99,17 @@ export class ProgramCompiler {
         },
       };
     }
-    return this.#transform(source, normalised);
+    const unchanged = normalised.body === source && normalised.epilogue === '';
+    return describeStripped(
+      source,
+      normalised,
+      unchanged && stripped !== undefined ? stripped : await this.#strip(wrap(normalised.body, normalised.epilogue)),
+    );
   }
 
-  async #transform(
-    source: string,
-    normalised: Extract<Normalised, { kind: 'program' }>,
-    retry = true,
-  ): Promise<CompileResult> {
-    const lines = source.split('\n').length;
-    const suffix = normalised.epilogue === '' ? '\n})()' : `\n;${normalised.epilogue}\n})()`;
+  async #strip(text: string, retry = true): Promise<Stripped> {
     try {
-      const output = await transform(`${prefix}${normalised.body}${suffix}`, {
+      const output = await transform(text, {
         loader: 'ts',
         sourcemap: 'external',
         sourcefile: 'program.ts',
@@ -110,53 +117,75 @@ export class ProgramCompiler {
         supported: { 'dynamic-import': false },
         logLevel: 'silent',
       });
-      const { insertions } = normalised;
-      return {
-        ok: true,
-        program: { code: output.code, map: output.map, lines, ...(insertions.length > 0 ? { insertions } : {}) },
-      };
+      return { kind: 'code', code: output.code, map: output.map };
     } catch (error) {
-      const messages = (error as { errors?: Message[] }).errors;
-      const first = messages?.[0];
-      if (first === undefined) {
-        // Not the program's fault: esbuild's service process died (killed, out of memory). A
-        // stopped service restarts on the next call, so try once more before giving up.
-        if (retry) {
-          await stop();
-          return this.#transform(source, normalised, false);
-        }
-        return {
-          ok: false,
-          failure: {
-            kind: 'substrate-exit',
-            message:
-              'The TypeScript compiler (esbuild) stopped working, so the program could not be prepared; nothing ran. Run it again.',
-          },
-        };
-      }
-      const location = first.location;
-      let line = location ? Math.max(1, location.line - 1) : undefined;
-      let column = location ? modelColumn(normalised.insertions, location.line - 1, location.column) + 1 : undefined;
-      let text = first.text;
-      // Past the program's last line, in the wrapper's `})()`: the program ended with something
-      // open. Say what, at the program's own last line, never naming a `)` the model did not write.
-      if (line !== undefined && line > lines) {
-        ({ line, column } = lastLine(normalised.body));
-        text = endMessage(normalised.unclosed);
-      }
-      const where = line === undefined ? '' : ` (line ${line}, column ${column})`;
-      return {
-        ok: false,
-        failure: {
-          kind: 'exception',
-          name: 'SyntaxError',
-          message: `SyntaxError: ${text}${where}. Nothing ran; fix the program and run it again.`,
-          ...(line === undefined ? {} : { line, column }),
-          ...(line === undefined ? {} : { stack: `SyntaxError: ${text}\n    at program.ts:${line}:${column}` }),
-        },
-      };
+      const first = (error as { errors?: Message[] }).errors?.[0];
+      if (first !== undefined) return { kind: 'error', message: first };
+      // Not the program's fault: esbuild's service process died (killed, out of memory). A
+      // stopped service restarts on the next call, so try once more before giving up.
+      if (!retry) return { kind: 'stopped' };
+      await stop();
+      return this.#strip(text, false);
     }
   }
+}
+
+/** What esbuild made of a wrapped program. */
+type Stripped =
+  | { readonly kind: 'code'; readonly code: string; readonly map: string }
+  | { readonly kind: 'error'; readonly message: Message }
+  | { readonly kind: 'stopped' };
+
+/** The wrapper around a (normalised) program: its line N is the wrapper's line N + 1. */
+function wrap(body: string, epilogue: string): string {
+  return epilogue === '' ? `${prefix}${body}\n})()` : `${prefix}${body}\n;${epilogue}\n})()`;
+}
+
+function describeStripped(
+  source: string,
+  normalised: Extract<Normalised, { kind: 'program' }>,
+  stripped: Stripped,
+): CompileResult {
+  const lines = source.split('\n').length;
+  if (stripped.kind === 'code') {
+    const { insertions } = normalised;
+    return {
+      ok: true,
+      program: { code: stripped.code, map: stripped.map, lines, ...(insertions.length > 0 ? { insertions } : {}) },
+    };
+  }
+  if (stripped.kind === 'stopped') {
+    return {
+      ok: false,
+      failure: {
+        kind: 'substrate-exit',
+        message:
+          'The TypeScript compiler (esbuild) stopped working, so the program could not be prepared; nothing ran. Run it again.',
+      },
+    };
+  }
+  const location = stripped.message.location;
+  let line = location ? Math.max(1, location.line - 1) : undefined;
+  let column = location ? modelColumn(normalised.insertions, location.line - 1, location.column) + 1 : undefined;
+  let text = stripped.message.text;
+  // Past the program's last line, in the wrapper's `})()`: the program ended with something
+  // open. Say what, at the program's own last line, never naming a `)` the model did not write.
+  if (line !== undefined && line > lines) {
+    ({ line, column } = lastLine(normalised.body));
+    text = endMessage(normalised.unclosed);
+  }
+  const where = line === undefined ? '' : ` (line ${line}, column ${column})`;
+  return {
+    ok: false,
+    failure: {
+      kind: 'exception',
+      name: 'SyntaxError',
+      message: `SyntaxError: ${text}${where}. Nothing ran; fix the program and run it again.`,
+      ...(line === undefined
+        ? {}
+        : { line, column, stack: `SyntaxError: ${text}\n    at program.ts:${line}:${column}` }),
+    },
+  };
 }
 
 /** The last line with code on it (a blanked fence is not code), and the column just past its end. */

@@ -245,6 +245,10 @@ describe('prelude TextEncoder and TextDecoder', () => {
         next() % 2 === 0 ? interesting[next() % interesting.length]! : next() % 256,
       );
       expect(new ours.TextDecoder().decode(bytes)).toBe(new TextDecoder().decode(bytes));
+      const cut = next() % (bytes.length + 1);
+      const streamed = (decoder: InstanceType<typeof TextDecoder>) =>
+        decoder.decode(bytes.subarray(0, cut), { stream: true }) + decoder.decode(bytes.subarray(cut));
+      expect(streamed(new ours.TextDecoder())).toBe(streamed(new TextDecoder()));
       let fatalMine: string | undefined;
       let fatalNode: string | undefined;
       try {

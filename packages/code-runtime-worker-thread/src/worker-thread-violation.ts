@@ -3,6 +3,9 @@
  * host rebuilds a small host-side value with that same violation at that same path, and lets the
  * run controller judge it: the model then reads the contract's own wording (`$.ratio is NaN,
  * which JSON cannot carry`), identical across providers. Nothing of the program's object crosses.
+ * The prelude reports the value as `JSON.stringify` would see it (after `toJSON`, with `undefined`
+ * members left out or `null`), so the path and kind are those of that converted value; `undefined`
+ * remains a violation only at the root (a `toJSON` that returned nothing).
  */
 export interface ReportedViolation {
   readonly path: ReadonlyArray<string | number>;

@@ -83,12 +83,11 @@ async function measureAll(): Promise<void> {
         if (previous !== undefined && previous.wallMs === undefined) {
           point = { provider, dimension, size, note: 'not run: the smaller size did not finish' };
         } else if (previous?.wallMs !== undefined && previous.wallMs * 10 > budgetMs) {
-          const seconds = (previous.wallMs / 1000).toFixed(1);
           point = {
             provider,
             dimension,
             size,
-            note: `TOO SLOW to run here: ${sizeLabel(dimension, previous.size)} took ${seconds} s; this size would take at least ${Number(seconds) * 10} s, past the ${budgetMs / 1000} s budget`,
+            note: `TOO SLOW to run here: ${sizeLabel(dimension, previous.size)} took ${duration(previous.wallMs)}; this size would take at least ${duration(previous.wallMs * 10)}, past the ${duration(budgetMs)} budget`,
           };
         } else {
           point = {
@@ -106,6 +105,8 @@ async function measureAll(): Promise<void> {
     await runtime.dispose();
   }
 }
+
+const duration = (ms: number) => (ms < 1000 ? `${ms.toFixed(0)} ms` : `${(ms / 1000).toFixed(1)} s`);
 
 function sizeLabel(dimension: ScaleDimension, size: number): string {
   if (dimension.unit === 'call') return size.toLocaleString('en-US').replaceAll(',', ' ');

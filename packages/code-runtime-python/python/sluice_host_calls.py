@@ -20,7 +20,6 @@ class HostCalls:
         self.channel = channel
         self.waiting = {}  # serial → (call text, line) of calls not awaited yet
         self.serial = 0
-        self.dropped = []  # (call text, line) of the program's coroutines collected without being awaited
 
     def namespace(self, namespace, names):
         """The object bound as `namespace` in the program, with one function per granted name."""
@@ -34,31 +33,9 @@ class HostCalls:
         host_function.__qualname__ = f'{namespace}.{name}'
         return host_function
 
-    def watch_coroutines(self):
-        """Records the program's own coroutines that are collected without ever being awaited.
-
-        CPython only warns about them, when they are collected; here they end the run, as a host
-        call never awaited does, since what the program meant to run never ran.
-        """
-        original = getattr(warnings, '_warn_unawaited_coroutine', None)
-        if original is None:
-            return
-
-        def collected_unawaited(coroutine):
-            code = getattr(coroutine, 'cr_code', None)
-            if code is None or code.co_filename != sluice_program.PROGRAM_FILE:
-                original(coroutine)
-                return
-            frame = sys._getframe(1)
-            while frame is not None and frame.f_code.co_filename != sluice_program.PROGRAM_FILE:
-                frame = frame.f_back
-            self.dropped.append((f'{coroutine.__qualname__}(...)', frame.f_lineno if frame is not None else None))
-
-        warnings._warn_unawaited_coroutine = collected_unawaited
-
     def never_awaited(self):
         """The `error` of a `done` frame for calls and coroutines the program never awaited, or None."""
-        forgotten = list(self.waiting.values()) + self.dropped
+        forgotten = list(self.waiting.values()) + _dropped
         if not forgotten:
             return None
         call, line = forgotten[0]
@@ -73,6 +50,33 @@ class HostCalls:
         if line is not None:
             error['line'] = line
         return error
+
+
+#: (call text, line) of the program's own coroutines collected without ever being awaited.
+_dropped = []
+
+
+def watch_coroutines():
+    """Run once in the zygote: records the program's own coroutines collected without being awaited.
+
+    CPython only warns about them, when they are collected; here they end the run, as a host call
+    never awaited does, since what the program meant to run never ran.
+    """
+    original = getattr(warnings, '_warn_unawaited_coroutine', None)
+    if original is None:
+        return
+
+    def collected_unawaited(coroutine):
+        code = getattr(coroutine, 'cr_code', None)
+        if code is None or code.co_filename != sluice_program.PROGRAM_FILE:
+            original(coroutine)
+            return
+        frame = sys._getframe(1)
+        while frame is not None and frame.f_code.co_filename != sluice_program.PROGRAM_FILE:
+            frame = frame.f_back
+        _dropped.append((f'{coroutine.__qualname__}(...)', frame.f_lineno if frame is not None else None))
+
+    warnings._warn_unawaited_coroutine = collected_unawaited
 
 
 def _program_line(frame):

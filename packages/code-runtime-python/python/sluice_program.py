@@ -228,7 +228,7 @@ def execute(program, program_globals, loop):
     """(has_value, value) from running `program` in `program_globals`; raises what the program raised.
 
     A program that awaits at the top level runs as one task in `loop`; any other runs as plain
-    module code, outside the loop, so that `asyncio.run` in it runs in `loop` (see `asyncio_run`).
+    module code, outside the loop, so that `asyncio.run` in it runs in `loop` (see `_asyncio_run`).
     """
     try:
         if program.is_coroutine:
@@ -243,7 +243,13 @@ def execute(program, program_globals, loop):
     return False, None
 
 
-def new_event_loop():
+def patch_asyncio():
+    """Run once in the zygote: the `asyncio.run` and `asyncio.new_event_loop` every program sees."""
+    asyncio.run = _asyncio_run
+    asyncio.new_event_loop = asyncio.events.new_event_loop = _new_event_loop
+
+
+def _new_event_loop():
     """`asyncio.new_event_loop` for the program: host calls are answered only in its own loop (and
     seccomp refuses the socket pair a new loop needs), so it says what to write instead."""
     raise RuntimeError(
@@ -252,29 +258,28 @@ def new_event_loop():
     )
 
 
-def asyncio_run(loop):
-    """`asyncio.run` for the program: runs the coroutine in the program's own loop (where host calls are answered)."""
-    def run(main, *, debug=None):
-        if asyncio._get_running_loop() is not None:
-            raise RuntimeError(
-                'asyncio.run() cannot be called from a running event loop: the program already runs in one, '
-                'so write `await main()` instead of `asyncio.run(main())`'
-            )
-        if not asyncio.iscoroutine(main):
-            raise ValueError(f'a coroutine was expected, got {main!r}')
-        try:
-            return loop.run_until_complete(main)
-        finally:
-            # As asyncio.run does: tasks the coroutine left running are cancelled, and wait for that.
-            left = [task for task in asyncio.all_tasks(loop) if not task.done()]
-            for task in left:
-                task.cancel()
-            if left:
-                loop.run_until_complete(asyncio.gather(*left, return_exceptions=True))
+def _asyncio_run(main, *, debug=None):
+    """`asyncio.run` for the program: runs `main` in the program's own loop, where host calls are answered."""
+    if asyncio._get_running_loop() is not None:
+        raise RuntimeError(
+            'asyncio.run() cannot be called from a running event loop: the program already runs in one, '
+            'so write `await main()` instead of `asyncio.run(main())`'
+        )
+    if not asyncio.iscoroutine(main):
+        raise ValueError(f'a coroutine was expected, got {main!r}')
+    loop = asyncio.get_event_loop()  # the program's: the runner made it the current loop
+    try:
+        return loop.run_until_complete(main)
+    finally:
+        # As asyncio.run does: tasks the coroutine left running are cancelled, and wait for that.
+        left = [task for task in asyncio.all_tasks(loop) if not task.done()]
+        for task in left:
+            task.cancel()
+        if left:
+            loop.run_until_complete(asyncio.gather(*left, return_exceptions=True))
 
-    run.__qualname__ = run.__name__ = 'run'
-    run.__module__ = 'asyncio.runners'
-    return run
+
+_asyncio_run.__qualname__ = _asyncio_run.__name__ = 'run'
 
 
 def describe_error(error):

@@ -28,6 +28,9 @@ CHILD_ENVIRONMENT = {'HOME': '{directory}', 'LANG': 'C.UTF-8', 'TMPDIR': '{direc
 EXIT_RUNNER_FAILED = 70
 EXIT_OUT_OF_MEMORY = 71
 
+#: The real one: the program's `asyncio.new_event_loop` refuses (see sluice_program._new_event_loop).
+_new_event_loop = asyncio.new_event_loop
+
 
 def run_child(order, sockets, context):
     """Never returns. `sockets` are the control, stdout and stderr connections the zygote opened for this run."""
@@ -80,7 +83,7 @@ def _event_loop(template):
             return template
         except AttributeError:
             pass  # Another CPython's event-loop internals: build one the ordinary way.
-    return asyncio.new_event_loop()
+    return _new_event_loop()
 
 
 def warm_up(loop):
@@ -141,8 +144,9 @@ def _prepare_process(order, sockets, context):
 class Prepared:
     """What every run needs that does not depend on its program, built once in the zygote.
 
-    Each child inherits its own copy (copy-on-write): the channel object for fd 3, the log streams
-    and the program's builtins module cost a child only the pages it then writes.
+    Each child inherits its own copy (copy-on-write): the channel object for fd 3, the log streams,
+    the program's builtins and module, and the modules patched for programs cost a child only the
+    pages it then writes.
     """
 
     def __init__(self):
@@ -151,6 +155,13 @@ class Prepared:
         self.stdout = sluice_channel.log_stream(self.channel, 'stdout', self.budget)
         self.stderr = sluice_channel.log_stream(self.channel, 'stderr', self.budget)
         self.builtins = _program_builtins()
+        # The program is the module `__main__`: `import __main__`, pickling and dataclasses find its globals.
+        self.module = types.ModuleType('__main__')
+        self.host_calls = sluice_host_calls.HostCalls(self.channel)
+        sluice_program.patch_asyncio()
+        sluice_values.install_json_hint()
+        sluice_host_calls.watch_coroutines()
+        sys.argv = [sluice_program.PROGRAM_FILE]  # not the zygote's (its config): a script's argparse sees no arguments
 
 
 async def _tick():
@@ -179,19 +190,12 @@ def _run(channel, loop, request, prepared):
     except Exception as error:  # noqa: BLE001  (a NUL byte or a lone surrogate fails as ValueError or UnicodeError)
         _finish(channel, {'ok': False, 'error': {'kind': 'exception', **sluice_program.describe_error(error)}})
         return
-    # The program is the module `__main__`: `import __main__`, pickling and dataclasses find its globals.
-    module = types.ModuleType('__main__')
-    sys.modules['__main__'] = module
-    sys.argv = [sluice_program.PROGRAM_FILE]  # not the zygote's (its config): a script's argparse sees no arguments
-    program_globals = module.__dict__
+    sys.modules['__main__'] = prepared.module
+    program_globals = prepared.module.__dict__
     program_globals.update({'__builtins__': sys.modules['builtins'], 'asyncio': asyncio})
-    host_calls = sluice_host_calls.HostCalls(channel)
-    host_calls.watch_coroutines()
+    host_calls = prepared.host_calls
     for namespace, names in request['bindings'].items():
         program_globals[namespace] = host_calls.namespace(namespace, names)
-    asyncio.run = sluice_program.asyncio_run(loop)
-    asyncio.new_event_loop = asyncio.events.new_event_loop = sluice_program.new_event_loop
-    sluice_values.install_json_hint()
     outcome = None
     try:
         has_value, value = sluice_program.execute(program, program_globals, loop)

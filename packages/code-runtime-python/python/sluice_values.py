@@ -202,7 +202,7 @@ def check_and_encode(value, depth_limit, limit_bytes):
 
 
 def install_json_hint():
-    """`json.dumps` in the program names an un-awaited call, and the fix, instead of only its type."""
+    """Run once in the zygote: `json.dumps` in the program names an un-awaited call, and the fix, instead of only its type."""
     original = json.JSONEncoder.default
 
     def default(self, value):

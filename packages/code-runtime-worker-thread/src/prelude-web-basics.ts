@@ -1,4 +1,4 @@
-import type { WebHooks, WebMade } from './prelude-web-encoding.js';
+import type { WebHooks, WebMade } from './prelude-web-hooks.js';
 
 /**
  * Makes `DOMException`, `AbortController`, `AbortSignal`, `structuredClone`, `crypto`

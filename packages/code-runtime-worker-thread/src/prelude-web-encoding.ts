@@ -1,26 +1,4 @@
-/**
- * What the prelude hands each maker of web globals. Everything in it was created in the run's
- * context: the prelude's own timers, its way to fail the run, and built-ins captured before the
- * program ran (after the memory meter, so buffers made for the program are charged).
- */
-export interface WebHooks {
-  /** The prelude's `setTimeout`: counted against the `timers` budget. */
-  readonly setTimeout: (callback: () => void, ms: number) => number;
-  readonly clearTimeout: (id: number) => void;
-  /** Ends the run with `error` as its exception, as an uncaught error in a callback would. */
-  readonly fail: (error: unknown) => void;
-  /** `Date.now` and `Math.random` as they were before the program ran. */
-  readonly now: () => number;
-  readonly random: () => number;
-  /** When the current run began (`Date.now()`), for `performance.now`. */
-  readonly startedAt: () => number;
-}
-
-/** Globals a maker adds, and internal helpers later makers use (never globals). */
-export interface WebMade {
-  readonly globals: Record<string, unknown>;
-  readonly internal: Record<string, unknown>;
-}
+import type { WebHooks, WebMade } from './prelude-web-hooks.js';
 
 /** UTF-8 helpers shared by the encoding globals and the URL parser, built inside the context. */
 export interface Utf8 {
@@ -42,25 +20,66 @@ export function makeEncodingGlobals(_hooks: WebHooks, made: WebMade): void {
   const isView = ArrayBuffer.isView;
   const bufferByteLength = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, 'byteLength')!.get!;
 
-  function encode(text: string): number[] {
-    const bytes: number[] = [];
+  /**
+   * Writes the UTF-8 bytes of `text` into `target` from index 0, whole code points only, while they
+   * fit in `limit` bytes; a lone surrogate is written as U+FFFD. Returns UTF-16 units read and bytes written.
+   */
+  function write(text: string, target: { [index: number]: number }, limit: number): { read: number; written: number } {
     const length = text.length;
-    for (let index = 0; index < length; index += 1) {
-      let code = text.charCodeAt(index);
+    let read = 0;
+    let written = 0;
+    while (read < length) {
+      let code = text.charCodeAt(read);
+      let units = 1;
       if (code >= 0xd800 && code <= 0xdfff) {
-        const next = index + 1 < length ? text.charCodeAt(index + 1) : 0;
+        const next = read + 1 < length ? text.charCodeAt(read + 1) : 0;
         if (code <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) {
           code = 0x10000 + ((code - 0xd800) << 10) + (next - 0xdc00);
-          index += 1;
+          units = 2;
         } else code = 0xfffd;
       }
-      if (code < 0x80) bytes.push(code);
-      else if (code < 0x800) bytes.push(0xc0 | (code >> 6), 0x80 | (code & 63));
-      else if (code < 0x10000) bytes.push(0xe0 | (code >> 12), 0x80 | ((code >> 6) & 63), 0x80 | (code & 63));
-      else {
-        bytes.push(0xf0 | (code >> 18), 0x80 | ((code >> 12) & 63), 0x80 | ((code >> 6) & 63), 0x80 | (code & 63));
+      const size = code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
+      if (written + size > limit) break;
+      if (size === 1) target[written] = code;
+      else if (size === 2) {
+        target[written] = 0xc0 | (code >> 6);
+        target[written + 1] = 0x80 | (code & 63);
+      } else if (size === 3) {
+        target[written] = 0xe0 | (code >> 12);
+        target[written + 1] = 0x80 | ((code >> 6) & 63);
+        target[written + 2] = 0x80 | (code & 63);
+      } else {
+        target[written] = 0xf0 | (code >> 18);
+        target[written + 1] = 0x80 | ((code >> 12) & 63);
+        target[written + 2] = 0x80 | ((code >> 6) & 63);
+        target[written + 3] = 0x80 | (code & 63);
       }
+      written += size;
+      read += units;
     }
+    return { read, written };
+  }
+
+  function byteLength(text: string): number {
+    let bytes = 0;
+    for (let index = 0; index < text.length; index += 1) {
+      const code = text.charCodeAt(index);
+      if (code < 0x80) bytes += 1;
+      else if (code < 0x800) bytes += 2;
+      else if (code >= 0xd800 && code <= 0xdbff && index + 1 < text.length) {
+        const next = text.charCodeAt(index + 1);
+        if (next >= 0xdc00 && next <= 0xdfff) {
+          bytes += 4;
+          index += 1;
+        } else bytes += 3;
+      } else bytes += 3;
+    }
+    return bytes;
+  }
+
+  function encode(text: string): number[] {
+    const bytes: number[] = [];
+    write(text, bytes, 1 / 0);
     return bytes;
   }
 
@@ -152,23 +171,15 @@ export function makeEncodingGlobals(_hooks: WebHooks, made: WebMade): void {
       return 'utf-8';
     }
     encode(input: unknown = ''): Uint8Array {
-      return new Bytes(encode(`${input}`));
+      const text = `${input}`;
+      // Sized first, so the only allocation is the metered result.
+      const bytes = new Bytes(byteLength(text));
+      write(text, bytes, bytes.length);
+      return bytes;
     }
     encodeInto(source: unknown, destination: Uint8Array): { read: number; written: number } {
-      const text = `${source}`;
       const target = bytesOf(destination, 'TextEncoder.encodeInto');
-      let read = 0;
-      let written = 0;
-      while (read < text.length) {
-        const code = text.codePointAt(read)!;
-        const units = code >= 0x10000 ? 2 : 1;
-        const bytes = encode(text.slice(read, read + units));
-        if (written + bytes.length > target.length) break;
-        for (let index = 0; index < bytes.length; index += 1) target[written + index] = bytes[index]!;
-        written += bytes.length;
-        read += units;
-      }
-      return { read, written };
+      return write(`${source}`, target, target.length);
     }
   }
 

@@ -1,4 +1,5 @@
-import type { Utf8, WebHooks, WebMade } from './prelude-web-encoding.js';
+import type { Utf8 } from './prelude-web-encoding.js';
+import type { WebHooks, WebMade } from './prelude-web-hooks.js';
 
 /** Percent-encoding helpers shared with the URL parser (internal, never a global). */
 export interface Percent {

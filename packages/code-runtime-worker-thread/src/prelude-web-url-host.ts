@@ -1,4 +1,4 @@
-import type { WebHooks, WebMade } from './prelude-web-encoding.js';
+import type { WebHooks, WebMade } from './prelude-web-hooks.js';
 import type { Percent } from './prelude-web-search-params.js';
 
 /** The URL parser's host parsing (internal, never a global). */

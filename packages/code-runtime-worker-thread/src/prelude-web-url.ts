@@ -1,4 +1,4 @@
-import type { WebHooks, WebMade } from './prelude-web-encoding.js';
+import type { WebHooks, WebMade } from './prelude-web-hooks.js';
 import type { Percent, SearchParamsLink } from './prelude-web-search-params.js';
 import type { UrlHost } from './prelude-web-url-host.js';
 

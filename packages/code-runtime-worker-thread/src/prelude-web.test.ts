@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { makeWebBasics } from './prelude-web-basics.js';
-import { makeEncodingGlobals, type WebHooks, type WebMade } from './prelude-web-encoding.js';
+import { makeEncodingGlobals } from './prelude-web-encoding.js';
+import type { WebHooks, WebMade } from './prelude-web-hooks.js';
 import { makeSearchParams } from './prelude-web-search-params.js';
 import { makeUrlGlobals } from './prelude-web-url.js';
 import { makeUrlHost } from './prelude-web-url-host.js';
@@ -229,6 +230,30 @@ describe('prelude TextEncoder and TextDecoder', () => {
     const nodeTarget = new Uint8Array(7);
     expect(new ours.TextEncoder().encodeInto(text, target)).toEqual(new TextEncoder().encodeInto(text, nodeTarget));
     expect([...target]).toEqual([...nodeTarget]);
+  });
+
+  it('encodes random UTF-16 text, lone surrogates included, into the bytes and cuts Node writes', () => {
+    let seed = 11;
+    const next = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed;
+    };
+    const units = [
+      0x41, 0x7f, 0x80, 0x7ff, 0x800, 0xd7ff, 0xd800, 0xdbff, 0xdc00, 0xdfff, 0xe000, 0xffff, 0xd83d, 0xde80,
+    ];
+    for (let round = 0; round < 500; round += 1) {
+      const text = String.fromCharCode(
+        ...Array.from({ length: next() % 12 }, () =>
+          next() % 2 === 0 ? units[next() % units.length]! : next() % 0x10000,
+        ),
+      );
+      expect([...new ours.TextEncoder().encode(text)]).toEqual([...new TextEncoder().encode(text)]);
+      const size = next() % 20;
+      const mine = new Uint8Array(size);
+      const node = new Uint8Array(size);
+      expect(new ours.TextEncoder().encodeInto(text, mine)).toEqual(new TextEncoder().encodeInto(text, node));
+      expect([...mine]).toEqual([...node]);
+    }
   });
 
   it('decodes ill-formed bytes with the same replacement characters as Node', () => {

@@ -22,9 +22,14 @@ export function makeEncodingGlobals(_hooks: WebHooks, made: WebMade): void {
 
   /**
    * Writes the UTF-8 bytes of `text` into `target` from index 0, whole code points only, while they
-   * fit in `limit` bytes; a lone surrogate is written as U+FFFD. Returns UTF-16 units read and bytes written.
+   * fit in `limit` bytes; a lone surrogate is written as U+FFFD. Returns UTF-16 units read and bytes
+   * written (or, with no target, that would be written).
    */
-  function write(text: string, target: { [index: number]: number }, limit: number): { read: number; written: number } {
+  function write(
+    text: string,
+    target: { [index: number]: number } | undefined,
+    limit: number,
+  ): { read: number; written: number } {
     const length = text.length;
     let read = 0;
     let written = 0;
@@ -40,7 +45,9 @@ export function makeEncodingGlobals(_hooks: WebHooks, made: WebMade): void {
       }
       const size = code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
       if (written + size > limit) break;
-      if (size === 1) target[written] = code;
+      if (target === undefined) {
+        // Only counting.
+      } else if (size === 1) target[written] = code;
       else if (size === 2) {
         target[written] = 0xc0 | (code >> 6);
         target[written + 1] = 0x80 | (code & 63);
@@ -58,23 +65,6 @@ export function makeEncodingGlobals(_hooks: WebHooks, made: WebMade): void {
       read += units;
     }
     return { read, written };
-  }
-
-  function byteLength(text: string): number {
-    let bytes = 0;
-    for (let index = 0; index < text.length; index += 1) {
-      const code = text.charCodeAt(index);
-      if (code < 0x80) bytes += 1;
-      else if (code < 0x800) bytes += 2;
-      else if (code >= 0xd800 && code <= 0xdbff && index + 1 < text.length) {
-        const next = text.charCodeAt(index + 1);
-        if (next >= 0xdc00 && next <= 0xdfff) {
-          bytes += 4;
-          index += 1;
-        } else bytes += 3;
-      } else bytes += 3;
-    }
-    return bytes;
   }
 
   function encode(text: string): number[] {
@@ -173,7 +163,7 @@ export function makeEncodingGlobals(_hooks: WebHooks, made: WebMade): void {
     encode(input: unknown = ''): Uint8Array {
       const text = `${input}`;
       // Sized first, so the only allocation is the metered result.
-      const bytes = new Bytes(byteLength(text));
+      const bytes = new Bytes(write(text, undefined, 1 / 0).written);
       write(text, bytes, bytes.length);
       return bytes;
     }

@@ -5,11 +5,13 @@ import type { makePrintf } from './prelude-printf.js';
  * In-context `console` formatting, in the spirit of Node's `util.inspect` on one line. Serialised
  * with `Function.prototype.toString` into the run's context: self-contained, strict, no imports.
  * Accessors print as `[Getter]` and are never invoked; Proxy traps may run, in the context, under
- * the run's budgets.
+ * the run's budgets. An instance of a class the prelude made (a `URL`, say), found by its prototype
+ * in `described`, prints as the plain object its describer builds from the instance's private state.
  */
 export function makeInspector(
   intrinsics: PreludeIntrinsics,
   printf: typeof makePrintf,
+  described: ReadonlyMap<object, (value: object) => object> = new intrinsics.Map(),
 ): (args: readonly unknown[]) => string {
   const {
     apply,
@@ -153,6 +155,7 @@ export function makeInspector(
     try {
       const parts = create();
       let prefix = '';
+      let source = object;
       let open = '{';
       let close = '}';
       if (isArray(object)) {
@@ -195,16 +198,24 @@ export function makeInspector(
         const prototype = getPrototypeOf(object);
         if (prototype === null) prefix = '[Object: null prototype] ';
         else if (prototype !== objectPrototype && name !== 'Object') prefix = `${name === '' ? 'Object' : name} `;
+        const describe = prototype === null ? undefined : apply(mapGet, described, [prototype]);
+        if (describe !== undefined) {
+          try {
+            source = describe(object);
+          } catch {
+            // Not a real instance (made with Object.create, say): print its own properties.
+          }
+        }
       }
       if (!isArray(object) && !inherits(object, typedArrayPrototype)) {
-        const names = keys(object);
+        const names = keys(source);
         for (let index = 0; index < names.length; index += 1) {
           if (parts.count >= maxItems) {
             parts.add(`... ${names.length - index} more properties`);
             break;
           }
           const key = names[index]!;
-          parts.add(`${keyText(key)}: ${member(object, key, depth, seen)}`);
+          parts.add(`${keyText(key)}: ${member(source, key, depth, seen)}`);
         }
       }
       if (parts.count === 0) return `${prefix}${open}${close}`;

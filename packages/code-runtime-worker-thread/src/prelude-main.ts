@@ -24,7 +24,11 @@ export function preludeMain(
   capture: () => PreludeIntrinsics,
   makeLogs: typeof makeLogWriter,
   makeJsonWriter: (intrinsics: PreludeIntrinsics) => (value: unknown, limitChars: number, depthLimit: number) => string,
-  makeInspector: (intrinsics: PreludeIntrinsics, printf: typeof makePrintf) => (args: readonly unknown[]) => string,
+  makeInspector: (
+    intrinsics: PreludeIntrinsics,
+    printf: typeof makePrintf,
+    described: ReadonlyMap<object, (value: object) => object>,
+  ) => (args: readonly unknown[]) => string,
   printf: typeof makePrintf,
   meter: typeof installMeter,
   makeTimers: typeof makeTimersFunction,
@@ -43,7 +47,9 @@ export function preludeMain(
   const dateNow = Date.now;
   const mathRandom = Math.random;
   let startedAt = dateNow();
-  const inspect = makeInspector(intrinsics, printf);
+  // Prototype → describer, filled by the web makers, so `console.log(url)` shows the URL.
+  const described = new intrinsics.Map<object, (value: object) => object>();
+  const inspect = makeInspector(intrinsics, printf, described);
   delete global.SharedArrayBuffer;
   delete global.Atomics;
   delete global.WebAssembly;
@@ -143,6 +149,9 @@ export function preludeMain(
       now: () => apply(dateNow, undefined, []),
       random: () => apply(mathRandom, undefined, []),
       startedAt: () => startedAt,
+      describe: (prototype: object, describer: (value: object) => object) => {
+        apply(intrinsics.mapSet, described, [prototype, describer]);
+      },
     });
     const made: WebMade = { globals: create(null), internal: create(null) };
     for (let index = 0; index < webMakers.length; index += 1) webMakers[index]!(hooks, made);

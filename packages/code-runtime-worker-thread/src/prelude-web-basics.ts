@@ -11,7 +11,7 @@ import type { WebHooks, WebMade } from './prelude-web-hooks.js';
  * no timer a timing side channel could use.
  */
 export function makeWebBasics(hooks: WebHooks, made: WebMade): void {
-  const { setTimeout, fail, random, now, startedAt } = hooks;
+  const { setTimeout, fail, random, now, startedAt, describe } = hooks;
   const codes: Record<string, number> = {
     IndexSizeError: 1,
     NotFoundError: 8,
@@ -307,6 +307,11 @@ export function makeWebBasics(hooks: WebHooks, made: WebMade): void {
     },
   });
 
+  describe(AbortSignal.prototype, (value) => {
+    const signal = value as AbortSignal;
+    return signal.aborted ? { aborted: true, reason: signal.reason } : { aborted: false };
+  });
+  describe(AbortController.prototype, (value) => ({ signal: (value as AbortController).signal }));
   made.globals.DOMException = DOMException;
   made.globals.AbortController = AbortController;
   made.globals.AbortSignal = AbortSignal;

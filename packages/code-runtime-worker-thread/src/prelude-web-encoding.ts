@@ -13,7 +13,7 @@ export interface Utf8 {
  * Serialised with `Function.prototype.toString`: self-contained, strict, no imports. Needs
  * `made.globals.DOMException` (made before it).
  */
-export function makeEncodingGlobals(_hooks: WebHooks, made: WebMade): void {
+export function makeEncodingGlobals(hooks: WebHooks, made: WebMade): void {
   const DomException = made.globals.DOMException as new (message: string, name: string) => Error;
   const Bytes = globalThis.Uint8Array;
   const fromCharCode = String.fromCharCode;
@@ -292,6 +292,11 @@ export function makeEncodingGlobals(_hooks: WebHooks, made: WebMade): void {
     return output;
   }
 
+  hooks.describe(TextEncoder.prototype, () => ({ encoding: 'utf-8' }));
+  hooks.describe(TextDecoder.prototype, (value) => {
+    const { encoding, fatal, ignoreBOM } = value as TextDecoder;
+    return { encoding, fatal, ignoreBOM };
+  });
   made.globals.TextEncoder = TextEncoder;
   made.globals.TextDecoder = TextDecoder;
   made.globals.btoa = btoa;

@@ -14,6 +14,8 @@ export interface WebHooks {
   readonly random: () => number;
   /** When the current run began (`Date.now()`), for `performance.now`. */
   readonly startedAt: () => number;
+  /** Makes `console` print an instance of `prototype` as the plain object `describer` returns for it. */
+  readonly describe: (prototype: object, describer: (value: object) => object) => void;
 }
 
 /** Globals a maker adds, and internal helpers later makers use (never globals). */

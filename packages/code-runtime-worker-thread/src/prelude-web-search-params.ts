@@ -22,7 +22,7 @@ export interface SearchParamsLink {
  * percent-encoding helpers the URL parser uses. Serialised with `Function.prototype.toString`:
  * self-contained, strict, no imports. Needs `made.internal.utf8`.
  */
-export function makeSearchParams(_hooks: WebHooks, made: WebMade): void {
+export function makeSearchParams(hooks: WebHooks, made: WebMade): void {
   const utf8 = made.internal.utf8 as Utf8;
   const hex = '0123456789ABCDEF';
 
@@ -213,6 +213,15 @@ export function makeSearchParams(_hooks: WebHooks, made: WebMade): void {
     }
   }
 
+  hooks.describe(URLSearchParams.prototype, (value) => {
+    // A name given more than once prints as the list of its values.
+    const shown: Record<string, string | string[]> = Object.create(null);
+    for (const [name, item] of (value as URLSearchParams).entries()) {
+      const previous = shown[name];
+      shown[name] = previous === undefined ? item : [...(typeof previous === 'string' ? [previous] : previous), item];
+    }
+    return shown;
+  });
   made.internal.searchParams = link;
   made.globals.URLSearchParams = URLSearchParams;
 }

@@ -11,7 +11,7 @@ import type { UrlHost } from './prelude-web-url-host.js';
  * Not supported: Windows drive letters in `file:` URLs and `blob:` origins (see the host parser for
  * hosts). Needs `made.internal.percent`, `made.internal.searchParams` and `made.internal.urlHost`.
  */
-export function makeUrlGlobals(_hooks: WebHooks, made: WebMade): void {
+export function makeUrlGlobals(hooks: WebHooks, made: WebMade): void {
   const percent = made.internal.percent as Percent;
   const { parseHost, invalid } = made.internal.urlHost as UrlHost;
   const link = made.internal.searchParams as SearchParamsLink;
@@ -341,5 +341,11 @@ export function makeUrlGlobals(_hooks: WebHooks, made: WebMade): void {
     }
   }
 
+  hooks.describe(URL.prototype, (value) => {
+    const url = value as URL;
+    const { href, origin, protocol, username, password, host, hostname, port, pathname, search, searchParams, hash } =
+      url;
+    return { href, origin, protocol, username, password, host, hostname, port, pathname, search, searchParams, hash };
+  });
   made.globals.URL = URL;
 }

@@ -17,6 +17,7 @@ const hooks: WebHooks = {
   now: Date.now,
   random: Math.random,
   startedAt: () => 0,
+  describe: () => {},
 };
 const made: WebMade = { globals: {}, internal: {} };
 for (const maker of [makeWebBasics, makeEncodingGlobals, makeSearchParams, makeUrlHost, makeUrlGlobals])

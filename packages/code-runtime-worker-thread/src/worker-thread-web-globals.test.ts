@@ -79,3 +79,20 @@ describe('worker-thread timers, microtasks and performance.now', () => {
     expect(value.second - value.first).toBeGreaterThanOrEqual(25);
   });
 });
+
+describe('worker-thread console output of web globals', () => {
+  it('prints a URL, its search parameters, encoders and signals by what they hold', async () => {
+    const result = await runtime.run({
+      program: `
+        const url = new URL('https://example.com/a?b=1&b=2');
+        console.log(url);
+        console.log(url.searchParams, new TextDecoder(), new AbortController());
+        console.log(Object.create(URL.prototype));`,
+    });
+    expect(result.logs.map((entry) => entry.text)).toEqual([
+      "URL { href: 'https://example.com/a?b=1&b=2', origin: 'https://example.com', protocol: 'https:', username: '', password: '', host: 'example.com', hostname: 'example.com', port: '', pathname: '/a', search: '?b=1&b=2', searchParams: URLSearchParams { b: [ '1', '2' ] }, hash: '' }",
+      "URLSearchParams { b: [ '1', '2' ] } TextDecoder { encoding: 'utf-8', fatal: false, ignoreBOM: false } AbortController { signal: AbortSignal { aborted: false } }",
+      'URL {}',
+    ]);
+  });
+});

@@ -2,8 +2,8 @@ import { lines } from './program-lines.js';
 
 /**
  * The suite's Python programs, one per case, doing what the TypeScript program of the same name
- * does. Each is the body of an async function: top-level `await` and `return`, bindings as globals
- * (`await tools.echo(text="hi")`), `print` for logs.
+ * does. Each is a module run in the provider's event loop: top-level `await` and `return`, bindings as
+ * globals (`await tools.echo(text="hi")`), `print` for logs.
  */
 export const pythonPrograms = {
   returnValue: lines(

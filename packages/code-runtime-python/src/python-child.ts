@@ -54,6 +54,7 @@ export class PythonChild {
   #exitTimer: ReturnType<typeof setTimeout> | undefined;
   #lastCallId = 0;
   #released = false;
+  #awaitingDrain = false;
   readonly #logs: ChildLogs;
 
   constructor(
@@ -236,9 +237,14 @@ export class PythonChild {
     const control = this.#sockets.get('control');
     if (control === undefined || control.destroyed) return;
     // Backpressure: while the child is not taking replies, stop reading its calls.
-    if (!control.write(`${JSON.stringify(frame)}\n`)) {
+    // One drain listener however many writes find the buffer full (one each would pass Node's listener limit).
+    if (!control.write(`${JSON.stringify(frame)}\n`) && !this.#awaitingDrain) {
+      this.#awaitingDrain = true;
       control.pause();
-      control.once('drain', () => control.resume());
+      control.once('drain', () => {
+        this.#awaitingDrain = false;
+        control.resume();
+      });
     }
   }
 

@@ -148,6 +148,7 @@ describe('normaliseProgram', () => {
       ["export * from './x';", "`export … from './x'`", 1, 1],
       ['const here = import.meta.url;', '`import.meta`', 1, 14],
       ["import x = require('x');", "`import … = require('x')`", 1, 1],
+      ["const { readFileSync } = require('node:fs');", "`require('node:fs')`", 1, 26],
     ];
     for (const [source, written, line, column] of cases) {
       const result = refusal(source);

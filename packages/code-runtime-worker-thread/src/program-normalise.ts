@@ -128,7 +128,7 @@ export function normaliseProgram(ts: TypeScript, source: string): Normalised {
 }
 
 function importMessage(written: string, line: number): string {
-  return `Imports are not available: \`${written}\` (line ${line}) cannot load anything in this runtime, and neither can require(). A program has the standard built-ins, console, setTimeout and the host functions this run grants: call those instead (\`await tools.name(input)\`, as the tool list names them).`;
+  return `Imports are not available: \`${written}\` (line ${line}) cannot load anything in this runtime, and neither can import() or require(). A program has the standard built-ins, console, setTimeout and the host functions this run grants: call those instead (\`await tools.name(input)\`, as the tool list names them).`;
 }
 
 function isDefaultExport(ts: TypeScript, statement: Statement): boolean {

@@ -15,7 +15,7 @@ export interface DeclaredFunction {
 export interface ProgramSurvey {
   /** The first `return` outside any function. */
   readonly topLevelReturn: Node | undefined;
-  /** The first import (declaration, `import()`, `import.meta`, `export … from`) and how it reads. */
+  /** The first import (declaration, `import()`, `import.meta`, `export … from`, `require('x')`) and how it reads. */
   readonly imported: { readonly node: Node; readonly written: string } | undefined;
   /** Top-level `function name() {}` and `const name = () => {}` declarations. */
   readonly functions: readonly DeclaredFunction[];
@@ -26,7 +26,7 @@ export interface ProgramSurvey {
 /**
  * Collects what the rules of `normaliseProgram` look at. Every walk is iterative (a program may
  * nest deeper than the stack allows a recursive one), and each is done only when its answer can
- * matter: the walk for imports only when the text says `import` or `export`, and none enters a function
+ * matter: the walk for imports only when the text says `import`, `export` or `require`, and none enters a function
  * looking for a top-level `return`.
  */
 export function surveyProgram(ts: TypeScript, file: SourceFile): ProgramSurvey {
@@ -52,7 +52,8 @@ export function surveyProgram(ts: TypeScript, file: SourceFile): ProgramSurvey {
     return !ts.isFunctionLike(node) && !ts.isClassLike(node);
   });
   const text = file.text;
-  const imported = text.includes('import') || text.includes('export') ? findImport(ts, file, erased) : undefined;
+  const loads = text.includes('import') || text.includes('export') || text.includes('require');
+  const imported = loads ? findImport(ts, file, erased) : undefined;
   return { topLevelReturn, imported, functions, erased };
 }
 
@@ -75,6 +76,8 @@ function findImport(
     } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
       const specifier = node.arguments[0];
       note(node, `import(${specifier === undefined ? '' : specifier.getText(file)})`);
+    } else if (isRequire(ts, node)) {
+      note(node, `require(${node.arguments[0]!.getText(file)})`);
     } else if (ts.isMetaProperty(node) && node.keywordToken === ts.SyntaxKind.ImportKeyword) {
       note(node, 'import.meta');
     }
@@ -147,4 +150,13 @@ function isTypeOnlyImport(ts: TypeScript, statement: TypeScriptModule.ImportDecl
     bindings.elements.length > 0 &&
     bindings.elements.every((element) => element.isTypeOnly)
   );
+}
+
+/** `require('x')`: CommonJS loading, which the context has no function for. */
+function isRequire(ts: TypeScript, node: Node): node is TypeScriptModule.CallExpression {
+  if (!ts.isCallExpression(node) || !ts.isIdentifier(node.expression) || node.expression.text !== 'require') {
+    return false;
+  }
+  const only = node.arguments[0];
+  return node.arguments.length === 1 && only !== undefined && ts.isStringLiteralLike(only);
 }

@@ -70,7 +70,7 @@ export function normaliseProgram(ts: TypeScript, source: string): Normalised {
 
   const survey = surveyProgram(ts, file);
   const imported = survey.imported;
-  if (imported !== undefined) return refuse(imported.node, importMessage(imported.written, where(imported.node).line));
+  if (imported !== undefined) return refuse(imported.node, importMessage(imported.written));
 
   const edits = new ProgramEdits(text);
   for (const node of survey.erased) edits.blank(node.getStart(file), node.end);
@@ -127,8 +127,8 @@ export function normaliseProgram(ts: TypeScript, source: string): Normalised {
   return { kind: 'program', body: edited.text, epilogue, insertions: edited.insertions };
 }
 
-function importMessage(written: string, line: number): string {
-  return `Imports are not available: \`${written}\` (line ${line}) cannot load anything in this runtime, and neither can import() or require(). A program has the standard built-ins, console, setTimeout and the host functions this run grants: call those instead (\`await tools.name(input)\`, as the tool list names them).`;
+function importMessage(written: string): string {
+  return `Imports are not available: \`${written}\` cannot load anything in this runtime, and neither can import() or require(). A program has the standard built-ins, console, setTimeout and the host functions this run grants: call those instead (\`await tools.name(input)\`, as the tool list names them).`;
 }
 
 function isDefaultExport(ts: TypeScript, statement: Statement): boolean {

@@ -27,7 +27,6 @@ export interface PromiseFinding {
  * is left to fix in one of them.
  */
 export const uncheckedPackages: Readonly<Record<string, string>> = {
-  'code-runtime-worker-thread': 'its substrate is moving into a child process; checked once that lands',
   bench: 'benchmarks and anchors, not host paths, maintained apart',
 };
 

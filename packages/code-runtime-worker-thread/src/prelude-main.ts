@@ -240,6 +240,7 @@ export function preludeMain(
       return;
     }
     try {
+      // check-promises: owned by the program's own realm (inside its context); both callbacks are given
       apply(promiseThen, completion, [
         (value: unknown) => {
           if (value === undefined) {

@@ -80,6 +80,7 @@ export function makeTimers(intrinsics: PreludeIntrinsics, fail: (error: unknown)
       queueMicrotask(callback: unknown): void {
         if (typeof callback !== 'function')
           throw new TypeErrorConstructor('queueMicrotask(callback) needs a function.');
+        // check-promises: owned inside the program's context, on a promise that is already fulfilled
         apply(promiseThen, settled, [
           () => {
             try {

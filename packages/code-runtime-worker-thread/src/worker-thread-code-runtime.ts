@@ -49,8 +49,9 @@ export function describeWorkerThreadIsolation(
   const missing = missingLayers(containment);
   return (
     'Each run gets a fresh V8 context in the worker thread of a supervised child process that serves one run at a ' +
-    "time; the context's only globals are the standard built-ins, console, setTimeout/clearTimeout and the granted " +
-    'host functions (no require, import(), process, fetch, Buffer, WebAssembly or SharedArrayBuffer; eval and new ' +
+    "time; the context's only globals are the standard built-ins, console, timers, web-standard helpers written in " +
+    'the context itself (URL, TextEncoder, atob, structuredClone, crypto.randomUUID, AbortController and the like) ' +
+    'and the granted host functions (no require, import(), process, fetch, Buffer, WebAssembly or SharedArrayBuffer; eval and new ' +
     'Function disabled), and only JSON text crosses between the program and the host, where host calls are checked. ' +
     `The process has ${layers.join(', ')}. ` +
     `The worker's JavaScript heap is capped at ${memory} and ArrayBuffer/typed-array memory is metered against the ` +

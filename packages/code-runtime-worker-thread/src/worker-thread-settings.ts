@@ -25,7 +25,7 @@ export interface WorkerThreadCodeRuntimeSettings extends SharedRunLimitSettings 
    * at least 16 MiB.
    */
   readonly memoryBytes?: number;
-  /** `setTimeout` calls per run. Default 1 000. */
+  /** `setTimeout` and `setInterval` calls per run, together. Default 1 000. */
   readonly timers?: number;
   /**
    * Worker processes kept alive, one worker thread each; also how many runs execute at once (the

@@ -147,14 +147,16 @@ describe('renderSections, host calls of a failed run', () => {
       { callId: 'c402', namespace: 'issues', name: 'close', ok: false, ms: 0.6, error: 'Issue 7 is locked.' },
       { callId: 'c403', namespace: 'issues', name: 'close', ok: false, ms: 0.2, error: 'Issue 9 is locked.' },
       search(404, 3),
+      { callId: 'c405', namespace: 'issues', name: 'close', ok: false, ms: 1 },
     ] as CodeRunFailed['calls'];
     const body = renderSections({ ...failure, calls }).body;
     expect(body.split('--- host calls')[1]!.split('\n')).toEqual([
-      ' (404, in order) ---',
+      ' (405, in order) ---',
       'c1, c2, c3 … c400 issues.search (400 calls): ok, 1–9 ms',
       'c401, c402 issues.close (2 calls): error, 0–1 ms: Issue 7 is locked.',
       'c403 issues.close: error, 0 ms: Issue 9 is locked.',
       'c404 issues.search: ok, 3 ms',
+      'c405 issues.close: error, 1 ms: (no reason given)',
       '',
     ]);
     const flooded = renderResult(

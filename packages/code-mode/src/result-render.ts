@@ -128,7 +128,7 @@ function callsLine(run: readonly HostCallRecord[]): string {
     slowest = Math.max(slowest, Math.round(call.ms));
   }
   const ms = fastest === slowest ? `${fastest} ms` : `${fastest}–${slowest} ms`;
-  const outcome = first.ok ? `ok, ${ms}` : `error, ${ms}: ${cutUtf8(first.error ?? '', failureReasonBytes)}`;
+  const outcome = first.ok ? `ok, ${ms}` : `error, ${ms}: ${cutUtf8(reasonOf(first), failureReasonBytes)}`;
   return `${callIdList(run.map((call) => call.callId))} ${first.namespace}.${first.name}${countNote(run.length)}: ${outcome}`;
 }
 
@@ -167,7 +167,7 @@ export function failedCallsSection(calls: readonly HostCallRecord[]): string | u
     if (call.ok) continue;
     failed += 1;
     const path = `${call.namespace}.${call.name}`;
-    const reason = call.error === undefined || call.error === '' ? '(no reason given)' : call.error;
+    const reason = reasonOf(call);
     let byReason = index.get(path);
     if (byReason === undefined) {
       byReason = new Map();
@@ -192,6 +192,10 @@ export function failedCallsSection(calls: readonly HostCallRecord[]): string | u
     );
   }
   return `--- failed host calls (${failed} of ${calls.length}; the run still ended ok) ---\n${lines.join('\n')}`;
+}
+
+function reasonOf(call: HostCallRecord): string {
+  return call.error === undefined || call.error === '' ? '(no reason given)' : call.error;
 }
 
 function groupLine({ path, reason, callIds }: FailureGroup): string {

@@ -1,6 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
-import { type CodeRunFailure, foreignText, type LogLevel } from '@sluice/code-runtime';
+import { foreignText, type LogLevel } from '@sluice/code-runtime';
 import { JsonLineReader, type RunController } from '@sluice/code-runtime-kit';
+import { cpuUsage, exitFailure, exitHow, stopFailure } from './worker-process-failures.js';
 import type { HostToProcess, StopCause } from './worker-process-frames.js';
 import { removeDirectory, spawnWorkerProcess, type WorkerProcessContainment } from './worker-process-spawn.js';
 import { type CompiledProgram, describeException, mapProgramPositions } from './worker-thread-compile.js';
@@ -14,9 +15,6 @@ const stopGraceMs = 1_000;
 /** How long a new worker process may take to say it is ready (measured: ~0.1 s; far longer on a machine under load). */
 const bootTimeoutMs = 30_000;
 const levels = new Set<string>(['log', 'info', 'debug', 'warn', 'error']);
-// What V8 prints when a heap or a single allocation cannot be satisfied, and the process aborts.
-const outOfMemoryPattern =
-  /heap out of memory|Reached heap limit|Fatal JavaScript invalid size error|Allocation failed|Fatal process out of memory|FatalProcessOutOfMemory/;
 
 interface ActiveRun {
   readonly run: RunController;
@@ -193,28 +191,9 @@ export class WorkerProcess {
     const active = this.#active;
     this.#active = undefined;
     if (active !== undefined && !active.run.ended) {
-      if (outOfMemoryPattern.test(this.#stderr)) {
-        const limitBytes = this.#settings.memoryBytes;
-        active.run.finish({
-          ok: false,
-          failure: {
-            kind: 'memory',
-            limitBytes,
-            message: `The program ran out of its ${limitBytes}-byte memory budget (one allocation or the heap was too large) and was stopped. Keep less data in memory at once, and build large values in pieces.`,
-          },
-        });
-      } else {
-        const how = signal !== null ? `was killed by ${signal}` : `exited with code ${code ?? 'unknown'}`;
-        active.run.finish({
-          ok: false,
-          failure: {
-            kind: 'substrate-exit',
-            message: `The worker process running the program ${how} unexpectedly${this.#problem ? `: ${this.#problem}` : ''}.`,
-          },
-        });
-      }
+      active.run.finish({ ok: false, failure: exitFailure(this.#settings, this.#stderr, code, signal, this.#problem) });
     } else if (this.#problem === undefined && !this.#booted) {
-      const how = signal !== null ? `was killed by ${signal}` : `exited with code ${code ?? 'unknown'}`;
+      const how = exitHow(code, signal);
       const said = this.#stderr.trim().split('\n').slice(-3).join(' ').slice(0, 500);
       this.#problem = `The worker process ${how} before it was ready${said ? ` (${said})` : ''}.`;
     }
@@ -365,52 +344,5 @@ export class WorkerProcess {
       return;
     }
     active.run.finish({ ok: false, failure }, cpuUsage(cpuMs));
-  }
-}
-
-function cpuUsage(cpuMs: unknown): { cpuMs?: number } {
-  return typeof cpuMs === 'number' && Number.isFinite(cpuMs) && cpuMs >= 0 ? { cpuMs } : {};
-}
-
-/** The failure for a run the child stopped, in the host's own words; `undefined` for a cause it does not know. */
-function stopFailure(
-  settings: ResolvedWorkerThreadSettings,
-  cause: StopCause,
-  detail: unknown,
-): CodeRunFailure | undefined {
-  const limitBytes = settings.memoryBytes;
-  switch (cause) {
-    case 'cpu-time': {
-      const limitMs = settings.cpuTimeMs;
-      return {
-        kind: 'timeout',
-        budget: 'cpu-time',
-        limitMs,
-        message: `The program kept its worker busy past its ${limitMs} ms CPU budget and was stopped. Do less computation per run, or move heavy work into host functions.`,
-      };
-    }
-    case 'heap':
-      return {
-        kind: 'memory',
-        limitBytes,
-        message: `The program ran out of its ${limitBytes}-byte memory budget (the worker's heap filled up) and was stopped. Keep less data in memory at once.`,
-      };
-    case 'external-memory': {
-      const bytes = typeof detail === 'number' && Number.isFinite(detail) ? Math.round(detail) : 'unknown';
-      return {
-        kind: 'memory',
-        limitBytes,
-        message: `The program allocated memory outside the JavaScript heap (ArrayBuffers, typed arrays or engine objects: ${bytes} bytes) past its ${limitBytes}-byte budget and was stopped.`,
-      };
-    }
-    case 'protocol':
-      return {
-        kind: 'protocol',
-        message: `The worker running the program sent something the host refuses (${typeof detail === 'string' ? detail.slice(0, 200) : 'unknown'}); the worker was stopped.`,
-      };
-    case 'worker-exit':
-      return { kind: 'substrate-exit', message: 'The worker thread running the program exited unexpectedly.' };
-    default:
-      return undefined;
   }
 }

@@ -1,10 +1,9 @@
-import { type CodeRuntimeLanguage, InvalidRequestError, utf8ByteLength } from '@sluice/code-runtime';
+import { type CodeRuntimeLanguage, InvalidRequestError, utf8ByteLength, wellFormedText } from '@sluice/code-runtime';
 import type { ToolBindingNameOptions } from '@sluice/permissions';
 import { type DeclaredEntry, type DeclaredSet, type DeclaredTool, declareTools } from './declarations-entry.js';
 import { pythonDeclarations, pythonPreamble } from './declarations-python.js';
 import { groupByNamespace, typescriptDeclarations } from './declarations-typescript.js';
 import { discoveryNamespace, ToolDiscovery } from './tool-discovery.js';
-import { wellFormedText } from './well-formed-text.js';
 
 /** The default {@link DeclarationsOptions.tokenBudget}: about 32 KB of declarations. */
 export const defaultDeclarationsTokenBudget = 8_000;

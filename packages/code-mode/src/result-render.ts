@@ -4,8 +4,8 @@ import {
   cutUtf8,
   type HostCallRecord,
   type LogEntry,
+  wellFormedText,
 } from '@sluice/code-runtime';
-import { wellFormedText } from './well-formed-text.js';
 
 /** The rendered sections of a result, before any budget is applied. */
 export interface RenderedSections {

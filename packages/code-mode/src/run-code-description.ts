@@ -1,7 +1,6 @@
-import type { CodeRuntimeLanguage } from '@sluice/code-runtime';
+import { type CodeRuntimeLanguage, wellFormedText } from '@sluice/code-runtime';
 import type { ToolDeclarations } from './declarations.js';
 import { describeLimits, type RuntimeLimits } from './runtime-limits.js';
-import { wellFormedText } from './well-formed-text.js';
 
 /** What {@link runCodeDescription} builds the `run_code` description from. */
 export interface RunCodeDescriptionInput {

@@ -1,11 +1,12 @@
-import type {
-  Bindings,
-  CodeRunEvent,
-  CodeRunResult,
-  CodeRuntime,
-  HostFunction,
-  JsonObject,
-  JsonValue,
+import {
+  type Bindings,
+  type CodeRunEvent,
+  type CodeRunResult,
+  type CodeRuntime,
+  type HostFunction,
+  type JsonObject,
+  type JsonValue,
+  wellFormedText,
 } from '@sluice/code-runtime';
 import {
   createPolicy,
@@ -22,7 +23,6 @@ import { declareTools } from './declarations-entry.js';
 import { type RenderedResult, type RenderResultOptions, renderResult } from './result-budget.js';
 import { runCodeDescription } from './run-code-description.js';
 import { readRuntimeLimits } from './runtime-limits.js';
-import { wellFormedText } from './well-formed-text.js';
 
 /** Options for {@link createRunCodeTool}. */
 export interface RunCodeToolOptions {

@@ -1,9 +1,8 @@
-import type { Bindings, CodeRuntimeLanguage, JsonValue } from '@sluice/code-runtime';
+import { type Bindings, type CodeRuntimeLanguage, type JsonValue, wellFormedText } from '@sluice/code-runtime';
 import type { ToolBindingNameOptions } from '@sluice/permissions';
 import { type DeclaredEntry, type DeclaredTool, declareTools } from './declarations-entry.js';
 import { pythonDeclarations } from './declarations-python.js';
 import { typescriptDeclarations } from './declarations-typescript.js';
-import { wellFormedText } from './well-formed-text.js';
 
 /** The binding namespace of the discovery functions: `sluice.searchTools`, `sluice.describeTool`. No tool may use it. */
 export const discoveryNamespace = 'sluice';

@@ -1,12 +1,9 @@
-import { type LogEntry, type LogLevel, truncateUtf8, utf8ByteLength } from '@sluice/code-runtime';
+import { type LogEntry, type LogLevel, truncateUtf8, utf8ByteLength, wellFormedText } from '@sluice/code-runtime';
 
 /** The text of the entry that marks where logs were cut. Both providers use it, so models see one wording. */
 export function logTruncationNotice(limitBytes: number): string {
   return `[sluice] Output truncated: the ${limitBytes}-byte log budget is used up and later output was dropped. Print less, or return the data as the value.`;
 }
-
-// Without the `u` flag a regular expression reads UTF-16 code units, so it can see half of a pair.
-const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 /**
  * Logs of one run under a byte budget. The entry that crosses the budget is cut to fit and
@@ -30,7 +27,7 @@ export class LogBuffer {
       return [];
     }
     if (this.keptBytes + bytes <= this.limitBytes) {
-      const entry = { level, text: wellFormed(text) };
+      const entry = { level, text: wellFormedText(text) };
       this.entries.push(entry);
       this.keptBytes += bytes;
       return [entry];
@@ -39,7 +36,7 @@ export class LogBuffer {
     const kept: LogEntry[] = [];
     const cut = truncateUtf8(text, Math.max(0, this.limitBytes - this.keptBytes - 1));
     if (cut !== '') {
-      kept.push({ level, text: wellFormed(cut) });
+      kept.push({ level, text: wellFormedText(cut) });
       this.keptBytes += utf8ByteLength(cut) + 1;
       this.droppedBytes += bytes - utf8ByteLength(cut) - 1;
     } else {
@@ -49,8 +46,4 @@ export class LogBuffer {
     this.entries.push(...kept);
     return kept;
   }
-}
-
-function wellFormed(text: string): string {
-  return text.replace(loneSurrogate, '\uFFFD');
 }

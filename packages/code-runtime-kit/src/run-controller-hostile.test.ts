@@ -206,3 +206,18 @@ describe('RunController with hostile host functions and values', () => {
     expect((await run.result).usage.hostCalls).toBe(100_000);
   }, 120_000);
 });
+
+describe('RunController: text for the caller is well-formed Unicode', () => {
+  it('replaces a lone surrogate in a failure and in a host-call error with U+FFFD', async () => {
+    const broken = 'Launch 🚀 party'.slice(0, 8);
+    const run = new RunController({
+      bindings: normalizeBindings({ tools: { fail: async () => Promise.reject(new Error(broken)) } }),
+      limits: defaultRunLimits,
+    });
+    expect(await run.call('tools', 'fail', null)).toEqual({ ok: false, error: broken });
+    run.finish({ ok: false, failure: { kind: 'exception', message: broken, stack: `Error: ${broken}` } });
+    const result = await run.result;
+    expect(result.calls[0]?.error).toBe('Launch \uFFFD');
+    expect(result).toMatchObject({ ok: false, failure: { message: 'Launch \uFFFD', stack: 'Error: Launch \uFFFD' } });
+  });
+});

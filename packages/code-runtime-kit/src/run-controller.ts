@@ -15,6 +15,7 @@ import {
   jsonDepthLimit,
   type LogLevel,
   measureJson,
+  wellFormedText,
 } from '@sluice/code-runtime';
 import { FifoQueue } from './fifo-queue.js';
 import { LogBuffer } from './log-buffer.js';
@@ -233,7 +234,7 @@ export class RunController {
     this.#resolve(
       settled.ok
         ? { ...base, ok: true, ...(settled.value === undefined ? {} : { value: settled.value as JsonValue }) }
-        : { ...base, ok: false, failure: settled.failure },
+        : { ...base, ok: false, failure: wellFormedFailure(settled.failure) },
     );
   }
 
@@ -308,7 +309,9 @@ export class RunController {
     call.done = true;
     record.ok = reply.ok;
     record.ms = performance.now() - call.startedAt;
-    if (!reply.ok) record.error = reply.error;
+    // The program gets the host's text as it was; what is recorded for the caller (and a model) is well-formed.
+    const error = reply.ok ? undefined : wellFormedText(reply.error);
+    if (error !== undefined) record.error = error;
     this.#emit({
       type: 'host-call-end',
       runId: this.id,
@@ -317,7 +320,7 @@ export class RunController {
       name: record.name,
       ok: record.ok,
       ms: record.ms,
-      ...(reply.ok ? {} : { error: reply.error }),
+      ...(error === undefined ? {} : { error }),
     });
     return reply;
   }
@@ -339,4 +342,14 @@ export function abortReasonText(reason: unknown): string {
   if (typeof reason === 'string' && reason !== '') return cutUtf8(reason, reasonBytes);
   const message = foreignErrorMessage(reason);
   return message === undefined ? 'the request signal was aborted' : cutUtf8(message, reasonBytes);
+}
+
+/** `failure` with its message and stack as well-formed Unicode (a program's own error text can hold a lone surrogate). */
+function wellFormedFailure(failure: CodeRunFailure): CodeRunFailure {
+  const stack = (failure as { stack?: unknown }).stack;
+  return {
+    ...failure,
+    message: wellFormedText(failure.message),
+    ...(typeof stack === 'string' ? { stack: wellFormedText(stack) } : {}),
+  } as CodeRunFailure;
 }

@@ -67,4 +67,4 @@ export {
   isLosslessJson,
   type JsonViolation,
 } from './lossless-json.js';
-export { cutUtf8, truncateUtf8, utf8ByteLength } from './utf8.js';
+export { cutUtf8, truncateUtf8, utf8ByteLength, wellFormedText } from './utf8.js';

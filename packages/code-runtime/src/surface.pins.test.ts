@@ -63,6 +63,7 @@ describe('index exports', () => {
       'truncateUtf8',
       'utf8ByteLength',
       'validateBindingName',
+      'wellFormedText',
     ]);
   });
 

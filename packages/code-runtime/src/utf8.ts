@@ -55,3 +55,16 @@ export function cutUtf8(text: string, maxBytes: number): string {
   if (markerBytes > budget) return truncateUtf8(marker.trimStart(), budget);
   return truncateUtf8(fits, budget - markerBytes) + marker;
 }
+
+// Without the `u` flag a regular expression reads UTF-16 code units, so it can see half of a pair.
+const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * `text` with each lone surrogate (half of a UTF-16 pair, as `'🚀'.slice(0, 1)` leaves) replaced by
+ * U+FFFD, as `String.prototype.toWellFormed` would (Node 20 lacks it). Model APIs refuse text that is
+ * not well-formed Unicode, even JSON-escaped. Its UTF-8 size is what {@link utf8ByteLength} counted
+ * for the lone surrogate (3 bytes). Text that is already well-formed is returned as is.
+ */
+export function wellFormedText(text: string): string {
+  return text.replace(loneSurrogate, '\uFFFD');
+}

@@ -1,0 +1,88 @@
+// Runs one compatibility program through run_code and judges it: the value it must return, or a
+// failure whose message names the fix. A run that ends ok without a value never passes.
+import type { CodeRuntime } from '@sluice/code-runtime';
+import type { PolicyDefinition } from '@sluice/permissions';
+import { expect } from 'vitest';
+import { createRunCodeTool, type RunCodeTool } from '../../run-code-tool.js';
+import { compatibilityTools } from './tools.js';
+
+/** One program as a model writes it, and what it must do. */
+export interface CompatibilityCase {
+  /** The shape it is written in, as the test's name. */
+  readonly style: string;
+  readonly program: string;
+  /** The value it returns (vitest asymmetric matchers allowed inside), or a regex the failure message must match. */
+  readonly expect: { readonly value: unknown } | { readonly fails: RegExp };
+  /** Why a failure is the right outcome for now. */
+  readonly note?: string;
+  /** Set while the case neither returns its value nor fails naming the fix: what it does instead. */
+  readonly gap?: string;
+}
+
+/** How a run went, judged against its case. */
+export type CompatibilityVerdict = 'value' | 'named-fix' | 'wrong';
+
+export interface CompatibilityOutcome {
+  readonly verdict: CompatibilityVerdict;
+  /** What happened, for the report: the value, or the failure message, or the rendered text. */
+  readonly detail: string;
+}
+
+const allowAll: PolicyDefinition = { default: 'allow', rules: [] };
+
+/** The run_code tool over the suite's tools, on one runtime. */
+export function compatibilityTool(runtime: CodeRuntime): RunCodeTool {
+  return createRunCodeTool({ context: { codeRuntime: runtime }, tools: compatibilityTools, policy: allowAll });
+}
+
+/** Runs the case and says whether it returned its value, failed naming its fix, or did neither. */
+export async function judge(tool: RunCodeTool, testCase: CompatibilityCase): Promise<CompatibilityOutcome> {
+  const { result, rendered } = await tool.run({ code: testCase.program });
+  if (result === undefined) return { verdict: 'wrong', detail: rendered.text };
+  if (result.ok) {
+    const detail = Object.hasOwn(result, 'value') ? `ok, value ${JSON.stringify(result.value)}` : 'ok without a value';
+    if (!('value' in testCase.expect) || !Object.hasOwn(result, 'value')) return { verdict: 'wrong', detail };
+    return { verdict: matches(result.value, testCase.expect.value) ? 'value' : 'wrong', detail };
+  }
+  const detail = `${result.failure.kind}: ${result.failure.message}`;
+  if ('fails' in testCase.expect && testCase.expect.fails.test(result.failure.message)) {
+    return { verdict: 'named-fix', detail };
+  }
+  return { verdict: 'wrong', detail };
+}
+
+function matches(actual: unknown, expected: unknown): boolean {
+  try {
+    expect(actual).toEqual(expected);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Tallies outcomes per suite: how many returned their value, failed naming the fix, or did neither. */
+export class CompatibilityTally {
+  readonly #rows = new Map<string, { total: number; value: number; namedFix: number; wrong: string[] }>();
+
+  record(suite: string, testCase: CompatibilityCase, outcome: CompatibilityOutcome): void {
+    const row = this.#rows.get(suite) ?? { total: 0, value: 0, namedFix: 0, wrong: [] };
+    row.total += 1;
+    if (outcome.verdict === 'value') row.value += 1;
+    else if (outcome.verdict === 'named-fix') row.namedFix += 1;
+    else row.wrong.push(`${testCase.style}: ${outcome.detail}`);
+    this.#rows.set(suite, row);
+  }
+
+  /** One line per suite: value/total with the percentage, then the failures that name a fix and those that do not. */
+  report(): string {
+    const lines: string[] = [];
+    for (const [suite, row] of this.#rows) {
+      const percent = ((100 * row.value) / row.total).toFixed(1);
+      lines.push(
+        `${suite}: ${row.value}/${row.total} return the right value (${percent}%), ${row.namedFix} fail naming the fix, ${row.wrong.length} neither`,
+      );
+      for (const wrong of row.wrong) lines.push(`  neither: ${wrong}`);
+    }
+    return lines.join('\n');
+  }
+}

@@ -1,0 +1,67 @@
+import type { CodeRuntime } from '@sluice/code-runtime';
+import { createPythonCodeRuntime } from '@sluice/code-runtime-python';
+import { createWorkerThreadCodeRuntime } from '@sluice/code-runtime-worker-thread';
+import { afterAll, describe, expect, it } from 'vitest';
+import { pythonPrograms } from './__fixtures__/compatibility/python-programs.js';
+import {
+  type CompatibilityCase,
+  CompatibilityTally,
+  compatibilityTool,
+  judge,
+} from './__fixtures__/compatibility/suite.js';
+import { typescriptPrograms } from './__fixtures__/compatibility/typescript-programs.js';
+
+// Programs in the shapes models write, run through run_code on both providers. Each returns the
+// value it states or fails with a message naming the fix; a case marked `gap` does neither yet and
+// is expected to fail here, so fixing it turns this run red until the mark is removed.
+
+const suites: Array<{ name: string; runtime: CodeRuntime; cases: readonly CompatibilityCase[] }> = [
+  {
+    name: 'TypeScript on @sluice/code-runtime-worker-thread',
+    runtime: createWorkerThreadCodeRuntime({ wallTimeMs: 20_000 }),
+    cases: typescriptPrograms,
+  },
+  {
+    name: 'Python on @sluice/code-runtime-python',
+    runtime: createPythonCodeRuntime({ wallTimeMs: 20_000 }),
+    cases: pythonPrograms,
+  },
+];
+
+// The first run of each provider starts its process (and the TypeScript parser); on a loaded machine that takes seconds.
+const startup = 30_000;
+
+const tally = new CompatibilityTally();
+afterAll(async () => {
+  console.log(`compatibility suite\n${tally.report()}`);
+  await Promise.all(suites.map(({ runtime }) => runtime.dispose()));
+});
+
+describe('the compatibility suite', () => {
+  it('has at least 40 programs, each stating its value or the fix its failure names', () => {
+    const cases = suites.flatMap((suite) => suite.cases);
+    expect(cases.length).toBeGreaterThanOrEqual(40);
+    for (const testCase of cases) {
+      if ('fails' in testCase.expect) expect(testCase.note ?? testCase.gap, testCase.style).toBeTruthy();
+    }
+  });
+});
+
+for (const { name, runtime, cases } of suites) {
+  describe(name, () => {
+    const tool = compatibilityTool(runtime);
+    for (const testCase of cases) {
+      const expected = 'value' in testCase.expect ? 'value' : 'named-fix';
+      const test = testCase.gap === undefined ? it : it.fails;
+      test(
+        `${expected === 'value' ? 'returns its value' : 'fails naming the fix'}: ${testCase.style}`,
+        async () => {
+          const outcome = await judge(tool, testCase);
+          tally.record(name, testCase, outcome);
+          expect(outcome.verdict, outcome.detail).toBe(expected);
+        },
+        startup,
+      );
+    }
+  });
+}

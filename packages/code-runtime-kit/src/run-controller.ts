@@ -135,10 +135,17 @@ export class RunController {
    * Serves one host call from the program. `input` is what the substrate sent, untrusted: the
    * grant, the budgets and the JSON are checked here, on the host side, before the host function
    * is invoked. Resolves with the reply for the program, or `undefined` when the run ended first
-   * (the reply must then be dropped, not delivered).
+   * (the reply must then be dropped, not delivered). `positional`, when the program called
+   * positionally, is its arguments in order and `input` the keywords it also gave (Python) or
+   * `null`: the host function then receives them as {@link HostCallContext.positional} says.
    */
-  async call(namespace: string, name: string, input: unknown): Promise<HostReply | undefined> {
+  async call(namespace: string, name: string, input: unknown, positional?: unknown): Promise<HostReply | undefined> {
     if (this.ended) return undefined;
+    let args: JsonValue[] | undefined;
+    if (positional !== undefined) {
+      args = Array.isArray(positional) ? (positional as JsonValue[]) : [positional as JsonValue];
+      if (!isPlainObject(input)) input = args.length === 1 ? args[0] : args;
+    }
     this.#callCount += 1;
     const callId = `c${this.#callCount}`;
     const call: PendingCall = {
@@ -147,7 +154,9 @@ export class RunController {
       done: false,
     };
     this.#calls.push(call);
-    const measure = measureJson(input, { depthLimit: jsonDepthLimit });
+    // Keywords given beside positional arguments: both count against the per-call bytes.
+    const sent = args !== undefined && input !== args && input !== args[0] ? [args, input] : input;
+    const measure = measureJson(sent, { depthLimit: jsonDepthLimit });
     const shownInput = measure.ok ? (input as JsonValue) : null;
     this.#emit({ type: 'host-call-start', runId: this.id, callId, namespace, name, input: shownInput });
     // A listener may have ended the run from that event: the call is already recorded as ended, and must not run.
@@ -160,7 +169,12 @@ export class RunController {
     try {
       // Raced against the end, so a host function that ignores its signal cannot keep the provider waiting.
       const value: unknown = await Promise.race([
-        entry!.fn(input as JsonValue, { runId: this.id, callId, signal: this.signal }),
+        entry!.fn(
+          input as JsonValue,
+          args === undefined
+            ? { runId: this.id, callId, signal: this.signal }
+            : { runId: this.id, callId, signal: this.signal, positional: args },
+        ),
         this.result,
       ]);
       if (this.ended) return undefined;
@@ -352,4 +366,8 @@ function wellFormedFailure(failure: CodeRunFailure): CodeRunFailure {
     message: wellFormedText(failure.message),
     ...(typeof stack === 'string' ? { stack: wellFormedText(stack) } : {}),
   } as CodeRunFailure;
+}
+
+function isPlainObject(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

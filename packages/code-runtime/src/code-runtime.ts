@@ -19,11 +19,19 @@ export interface HostCallContext {
    * into whatever the function starts; a result that arrives after it is aborted is dropped.
    */
   readonly signal: AbortSignal;
+  /**
+   * The program's arguments in order, present only when it called positionally: one argument that
+   * is not a plain object, or several (`f('oslo')`, `f(5, 3)`). `input` is then the keyword object of
+   * a Python call that also passed keywords, else the only argument, else the array of them. Absent
+   * for no argument, one plain object, or keywords only. A binding that knows a schema maps it.
+   */
+  readonly positional?: readonly JsonValue[];
 }
 
 /**
  * A function the host offers a program. It receives the program's argument as JSON (a program that
- * passes nothing sends `null`) and resolves with JSON. A rejection reaches the program as a
+ * passes nothing sends `null`; see {@link HostCallContext.positional} for positional calls) and
+ * resolves with JSON. A rejection reaches the program as a
  * catchable error carrying the rejection's message.
  */
 export type HostFunction = (input: JsonValue, context: HostCallContext) => Promise<JsonValue> | JsonValue;

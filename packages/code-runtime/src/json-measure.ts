@@ -253,6 +253,9 @@ function exoticProblem(value: object): string | undefined {
   // Read through descriptors: a getter on a foreign prototype is code, and it is never run.
   const maker = Object.getOwnPropertyDescriptor(prototype, 'constructor')?.value as unknown;
   const name = typeof maker === 'function' ? Object.getOwnPropertyDescriptor(maker, 'name')?.value : undefined;
+  // A promise here is almost always a call or an async function the program forgot to await.
+  if (name === 'Promise')
+    return 'a Promise (a call or an async function that was not awaited: write `await` before it)';
   return typeof name === 'string' && name !== ''
     ? `${/^[AEIO]/.test(name) ? 'an' : 'a'} ${name} (only plain objects and arrays are JSON)`
     : 'an object that is not plain';

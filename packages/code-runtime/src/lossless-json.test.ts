@@ -232,7 +232,11 @@ describe('findJsonViolation', () => {
     ['a boxed number', Object(1) as unknown, 'a Number (only plain objects and arrays are JSON)'],
     ['a boxed string', Object('text') as unknown, 'a String (only plain objects and arrays are JSON)'],
     ['a boxed boolean', Object(true) as unknown, 'a Boolean (only plain objects and arrays are JSON)'],
-    ['a Promise', Promise.resolve(1), 'a Promise (only plain objects and arrays are JSON)'],
+    [
+      'a Promise',
+      Promise.resolve(1),
+      'a Promise (a call or an async function that was not awaited: write `await` before it)',
+    ],
     ['an object with an anonymous prototype', Object.create({}) as unknown, 'an object that is not plain'],
   ])('refuses %s', (_label, value, problem) => {
     expect(findJsonViolation({ nested: [value] })).toEqual({ path: '$.nested[0]', problem });

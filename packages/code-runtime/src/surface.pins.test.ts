@@ -1,6 +1,7 @@
 // Pins what callers of the contract can see. A red pin is a deliberate act: update the literal,
 // add a changeset, and say so in the docs.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import type { HostCallContext, JsonValue } from './index.js';
 import * as api from './index.js';
 
 describe('failureKinds', () => {
@@ -82,5 +83,12 @@ describe('index exports', () => {
       expect(errorClass.isInstance(new Error('plain')), errorClass.name).toBe(false);
       expect(errorClass.isInstance(null), errorClass.name).toBe(false);
     }
+  });
+});
+
+describe('HostCallContext', () => {
+  it('has exactly runId, callId, signal and the optional positional arguments', () => {
+    expectTypeOf<keyof HostCallContext>().toEqualTypeOf<'runId' | 'callId' | 'signal' | 'positional'>();
+    expectTypeOf<HostCallContext['positional']>().toEqualTypeOf<readonly JsonValue[] | undefined>();
   });
 });

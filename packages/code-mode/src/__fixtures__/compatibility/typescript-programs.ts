@@ -204,6 +204,15 @@ return weather.temp < 5 ? 'cold' : 'mild';`,
     gap: 'ends ok with "mild": a property read on the pending promise is undefined and nothing says to await it',
   },
   {
+    style: 'a missing await, the promise put into the result',
+    program: `const cities = ['Lima', 'Oslo'];
+const reports = {};
+for (const city of cities) reports[city] = tools.get_weather({ city });
+return reports;`,
+    expect: { fails: /Promise .*write `await` before it/ },
+    note: 'a pending call has no JSON form; the message says to await it',
+  },
+  {
     style: 'a Date in the result, fixed',
     program: `const issue = await issues.get({ id: 104 });
 const due = new Date(Date.UTC(2026, 11, 24, 9, 30));

@@ -58,14 +58,27 @@ export function describeHostCallCases(suite: ConformanceSuite): void {
     );
 
     it(
-      'raises TypeError in the program for more than one argument, without calling the host',
+      'sends positional arguments as the input and as context.positional, and one object as the input alone',
       async () => {
         const tool = echo();
-        const result = successOf(
-          await runtime().run({ program: programs.badArguments, bindings: { tools: { echo: tool } } }),
-        );
-        expect(result.value).toEqual(suite.language === 'python' ? ['TypeError', 'TypeError'] : ['TypeError']);
-        expect(tool.invocations).toEqual([]);
+        successOf(await runtime().run({ program: programs.positionalArguments, bindings: { tools: { echo: tool } } }));
+        const seen = tool.invocations.map(({ input, context }) => [input, context.positional ?? 'absent']);
+        expect(seen).toEqual([
+          ['oslo', ['oslo']],
+          [
+            ['one', 'two'],
+            ['one', 'two'],
+          ],
+          [[1, 2], [[1, 2]]],
+          [{ query: 'oslo' }, 'absent'],
+          [null, 'absent'],
+          ...(suite.language === 'python'
+            ? [
+                [{ limit: 3 }, ['oslo']],
+                [{ query: 'oslo' }, 'absent'],
+              ]
+            : []),
+        ]);
       },
       caseTimeoutMs,
     );

@@ -122,9 +122,17 @@ const behaviours: Record<ConformanceProgramName, Behaviour> = {
     const admin = namespaces.includes('admin') ? await call(run, 'admin', 'secret', { want: 'everything' }) : undefined;
     run.finish({ ok: true, value: [secret, admin].map((reply) => (reply?.ok ? 'called' : 'refused')) });
   },
-  badArguments: async (run, { language }) => {
-    // The program's own binding refuses these before anything reaches the host.
-    run.finish({ ok: true, value: language === 'python' ? ['TypeError', 'TypeError'] : ['TypeError'] });
+  positionalArguments: async (run, { language }) => {
+    await run.call('tools', 'echo', null, ['oslo']);
+    await run.call('tools', 'echo', null, ['one', 'two']);
+    await run.call('tools', 'echo', null, [[1, 2]]);
+    await run.call('tools', 'echo', { query: 'oslo' });
+    await run.call('tools', 'echo', null);
+    if (language === 'python') {
+      await run.call('tools', 'echo', { limit: 3 }, ['oslo']);
+      await run.call('tools', 'echo', { query: 'oslo' });
+    }
+    run.finish({ ok: true });
   },
   waitForHost: async (run) => {
     run.log('log', 'waiting');

@@ -24,7 +24,6 @@ describe('@sluice/code-runtime-conformance surface', () => {
 
   it('has the same programs, by these names, in every language', () => {
     const names = [
-      'badArguments',
       'callFault',
       'callNotGranted',
       'catchHostError',
@@ -43,6 +42,7 @@ describe('@sluice/code-runtime-conformance surface', () => {
       'memoryBomb',
       'oversizedValue',
       'pollute',
+      'positionalArguments',
       'probe',
       'returnCycle',
       'returnExotic',

@@ -36,7 +36,8 @@ export function preludeMain(
 ): Pump {
   const global = globalThis as unknown as Record<string, unknown>;
   const intrinsics = capture();
-  const { apply, create, defineProperty, freeze, parse, stringify, indexOf, stringSlice, getPrototypeOf } = intrinsics;
+  const { apply, create, defineProperty, freeze, parse, stringify, indexOf, stringSlice, getPrototypeOf, isArray } =
+    intrinsics;
   const {
     Promise: PromiseConstructor,
     promiseThen,
@@ -44,6 +45,7 @@ export function preludeMain(
     TypeError: TypeErrorConstructor,
   } = intrinsics;
   const writeJson = makeJsonWriter(intrinsics);
+  const ReferenceErrorConstructor = ReferenceError;
   const dateNow = Date.now;
   const mathRandom = Math.random;
   let startedAt = dateNow();
@@ -172,17 +174,19 @@ export function preludeMain(
   }
 
   function hostFunction(namespace: string, name: string): (...args: unknown[]) => Promise<unknown> {
-    const label = `${namespace}.${name}`;
     return {
       [name](...args: unknown[]): Promise<unknown> {
-        if (args.length > 1) {
-          throw new TypeErrorConstructor(`${label} takes one argument (a JSON value) or none; it got ${args.length}.`);
-        }
-        const input = args.length === 0 || args[0] === undefined ? null : args[0];
+        let count = args.length;
+        while (count > 0 && args[count - 1] === undefined) count -= 1;
+        const first = args[0];
+        // One plain object is the input; anything else given is positional, mapped on the host side.
+        const positional =
+          count > 1 || (count === 1 && (typeof first !== 'object' || first === null || isArray(first)));
+        args.length = count;
         let encoded: string;
         try {
           // Runs the program's toJSON methods and Proxy traps: what they throw rejects this call.
-          encoded = writeJson(input, 1 / 0, config.depthLimit);
+          encoded = writeJson(positional ? args : count === 0 ? null : first, 1 / 0, config.depthLimit);
         } catch (error) {
           return rejected(error);
         }
@@ -196,7 +200,9 @@ export function preludeMain(
         }
         const id = callCount;
         logs?.marker(id);
-        post(`["call",${logPosition()},${id},${stringify(namespace)},${stringify(name)},${stringify(encoded)}]`);
+        post(
+          `["call",${logPosition()},${id},${stringify(namespace)},${stringify(name)},${stringify(encoded)},${positional ? 1 : 0}]`,
+        );
         return new PromiseConstructor((resolve, reject) => {
           pending[id] = { resolve, reject };
         });
@@ -204,8 +210,29 @@ export function preludeMain(
     }[name]!;
   }
 
+  // Names a caller or a library probes on any object: never taken for a call of an ungranted name.
+  const probedNames =
+    ',then,toJSON,constructor,toString,valueOf,toLocaleString,hasOwnProperty,isPrototypeOf,propertyIsEnumerable,__proto__,inspect,asymmetricMatch,nodeType,$$typeof,';
+
+  /**
+   * The namespace as the program sees it: a granted name is its function; any other identifier is
+   * a function whose call goes to the host, which refuses it there, records it in `calls`, and
+   * names what is available (as Python's namespaces do, in the program).
+   */
+  function ungrantedReachesHost(namespace: string, functions: Record<string, unknown>): object {
+    return new intrinsics.Proxy(functions, {
+      get(target, key) {
+        if (typeof key !== 'string') return undefined;
+        if (intrinsics.hasOwn(target, key)) return target[key];
+        if (key.length === 0 || key.length > 64 || apply(indexOf, probedNames, [`,${key},`]) !== -1) return undefined;
+        return hostFunction(namespace, key);
+      },
+    });
+  }
+
   function bind(list: string): void {
     const namespaces = create(null) as Record<string, Record<string, unknown>>;
+    const qualified = create(null) as Record<string, string>;
     let start = 0;
     while (start < list.length) {
       let end = apply(indexOf, list, [',', start]);
@@ -217,16 +244,49 @@ export function preludeMain(
       const name = apply(stringSlice, entry, [dot + 1]);
       namespaces[namespace] ??= create(null) as Record<string, unknown>;
       namespaces[namespace][name] = freeze(hostFunction(namespace, name));
+      qualified[name] =
+        qualified[name] === undefined ? `${namespace}.${name}` : `${qualified[name]} or ${namespace}.${name}`;
     }
     const names = intrinsics.keys(namespaces);
     for (let index = 0; index < names.length; index += 1) {
       const namespace = names[index]!;
       defineProperty(global, namespace, {
-        value: freeze(namespaces[namespace]!),
+        value: ungrantedReachesHost(namespace, freeze(namespaces[namespace]!)),
         writable: true,
         enumerable: false,
         configurable: true,
       });
+    }
+    bindBareNames(namespaces, qualified);
+  }
+
+  /**
+   * A function name granted in one namespace is also a global (`get_weather(...)`); one granted in
+   * several is a global that throws a ReferenceError naming each. Neither replaces an existing global.
+   */
+  function bindBareNames(namespaces: Record<string, Record<string, unknown>>, qualified: Record<string, string>): void {
+    const names = intrinsics.keys(qualified);
+    for (let index = 0; index < names.length; index += 1) {
+      const name = names[index]!;
+      if (name in global) continue;
+      const where = qualified[name]!;
+      const dot = apply(indexOf, where, ['.']);
+      const unique = apply(indexOf, where, [' or ']) === -1;
+      const replace = (value: unknown) => {
+        defineProperty(global, name, { value, writable: true, enumerable: false, configurable: true });
+      };
+      if (unique) replace(namespaces[apply(stringSlice, where, [0, dot])]![name]);
+      else
+        defineProperty(global, name, {
+          get() {
+            throw new ReferenceErrorConstructor(
+              `${name} is granted in more than one namespace; did you mean ${where}?`,
+            );
+          },
+          set: replace,
+          enumerable: false,
+          configurable: true,
+        });
     }
   }
 

@@ -48,6 +48,8 @@ export type ProcessToHost =
       readonly namespace: string;
       readonly name: string;
       readonly input: string;
+      /** The program called positionally: `input` encodes the array of its arguments. */
+      readonly positional: boolean;
     }
   /** The program finished by itself; `kind` and `payload` are the prelude's `done` entry, untouched. */
   | {

@@ -111,7 +111,7 @@ describe('WorkerProcess against a hostile child', () => {
     const { process: child } = await startProcess(
       hostileChild(
         'forged-call',
-        `send({ type: 'call', seq: frame.seq, callId: 1, namespace: 'tools', name: 'secret', input: 'Tnull' });
+        `send({ type: 'call', seq: frame.seq, callId: 1, namespace: 'tools', name: 'secret', input: 'Tnull', positional: false });
          send({ type: 'done', seq: frame.seq, kind: 'none', payload: null, cpuMs: 1 });`,
       ),
     );

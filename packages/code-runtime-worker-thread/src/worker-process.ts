@@ -100,7 +100,9 @@ export class WorkerProcess {
       this.#problem ??= `The worker process could not be started: ${foreignText(error, 1_000)}.`;
       this.#onExit(null, null);
     });
-    child.once('exit', (code, signal) => this.#onExit(code, signal));
+    // 'close', not 'exit': it comes once stdout and stderr are read to their end, so the last frames
+    // and V8's last words on stderr (which tell an out-of-memory abort apart) are in.
+    child.once('close', (code, signal) => this.#onExit(code, signal));
   }
 
   /** `starting` until booted, `idle` between runs, `busy` during one, `recycling` while a worker is replaced, `gone` once dead. */
@@ -286,13 +288,16 @@ export class WorkerProcess {
   }
 
   #onCall(active: ActiveRun, fields: Record<string, unknown>): void {
-    const call = parseCall(fields.callId, fields.namespace, fields.name, fields.input);
+    const call = parseCall(fields.callId, fields.namespace, fields.name, fields.input, fields.positional);
     if (typeof call === 'string') {
       this.#refuse(call);
       return;
     }
     const { run, seq } = active;
-    run.call(call.namespace, call.name, call.input).then(
+    (call.positional
+      ? run.call(call.namespace, call.name, null, call.input)
+      : run.call(call.namespace, call.name, call.input)
+    ).then(
       (reply) => {
         if (reply === undefined || run.ended || this.#active !== active) return;
         let text: string;

@@ -8,6 +8,8 @@ export interface PendingCall {
   readonly name: string;
   /** The argument as a host value: parsed JSON, or a rebuilt value with the program's JSON violation. */
   readonly input: unknown;
+  /** The program called positionally: `input` is the array of its arguments. */
+  readonly positional: boolean;
 }
 
 /** How the program said it ended. */
@@ -18,13 +20,25 @@ export type RunEnding =
   | { readonly kind: 'error'; readonly thrown: ThrownDescription };
 
 /** Decodes a host call the worker process relayed, or says what is wrong with it. */
-export function parseCall(callId: unknown, namespace: unknown, name: unknown, encoded: unknown): PendingCall | string {
-  if (!Number.isSafeInteger(callId) || typeof namespace !== 'string' || typeof name !== 'string') {
+export function parseCall(
+  callId: unknown,
+  namespace: unknown,
+  name: unknown,
+  encoded: unknown,
+  positional: unknown,
+): PendingCall | string {
+  if (
+    !Number.isSafeInteger(callId) ||
+    typeof namespace !== 'string' ||
+    typeof name !== 'string' ||
+    typeof positional !== 'boolean'
+  ) {
     return 'a malformed host call';
   }
   const input = typeof encoded === 'string' ? decodeValue(encoded) : invalid;
   if (input === invalid) return 'a host-call argument that cannot be decoded';
-  return { callId: callId as number, namespace, name, input };
+  // A positional call whose arguments broke JSON goes as one value: the host refuses it, naming the path.
+  return { callId: callId as number, namespace, name, input, positional: positional && (encoded as string)[0] === 'T' };
 }
 
 /** Decodes how the program ended (the prelude's `done` entry: a kind and a payload), or says what is wrong with it. */

@@ -167,7 +167,8 @@ describe('worker-thread isolation: ambient capability', () => {
     })) as string[];
     const standard = new Set(Object.getOwnPropertyNames(globalThis));
     const extra = names.filter((name) => !standard.has(name));
-    expect(extra).toEqual(['tools']);
+    // The namespace, and each granted function under its bare name (`echo(...)`, made in the context).
+    expect(extra).toEqual(['echo', 'fail', 'tools']);
     expect(names).toContain('console');
     expect(names).toContain('setTimeout');
     expect(names).not.toContain('SharedArrayBuffer');

@@ -263,12 +263,25 @@ export class WorkerSlot {
         return;
       }
       if (kind === 'call') {
-        const [callId, namespace, name, input] = rest;
-        if (typeof namespace !== 'string' || typeof name !== 'string' || typeof input !== 'string') {
+        const [callId, namespace, name, input, positional] = rest;
+        if (
+          typeof namespace !== 'string' ||
+          typeof name !== 'string' ||
+          typeof input !== 'string' ||
+          (positional !== 0 && positional !== 1)
+        ) {
           this.#stopRun(active, 'protocol', 'a malformed host call');
           return;
         }
-        this.#send({ type: 'call', seq: active.seq, callId: callId as number, namespace, name, input });
+        this.#send({
+          type: 'call',
+          seq: active.seq,
+          callId: callId as number,
+          namespace,
+          name,
+          input,
+          positional: positional === 1,
+        });
       } else if (kind === 'done') {
         this.#drainLogs(active, undefined, true);
         this.#send({ type: 'done', seq: active.seq, kind: rest[0], payload: rest[1], cpuMs: this.#busyMs(active) });

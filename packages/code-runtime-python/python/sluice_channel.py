@@ -11,6 +11,8 @@ import sluice_values
 PROTOCOL_VERSION = 1
 _READ_BYTES = 65536
 _CALL = b'{"v":%d,"type":"call","id":%d,"namespace":"%s","name":"%s","input":%s}\n'
+# `arguments` is [positional arguments, keywords or null].
+_POSITIONAL_CALL = b'{"v":%d,"type":"call","id":%d,"namespace":"%s","name":"%s","arguments":%s}\n'
 _LOG_CHARS = 8192
 
 
@@ -76,10 +78,14 @@ class Channel:
             if readable:
                 self._on_readable()
 
-    async def call(self, namespace, name, value):
-        """Sends one host call and waits for its reply. Raises HostCallError when the call fails."""
+    async def call(self, namespace, name, value, positional=None):
+        """Sends one host call and waits for its reply. Raises HostCallError when the call fails.
+
+        `positional`, a list, is the program's positional arguments; `value` is then its keywords or None.
+        """
         limit = self.limits['hostCallBytes']
-        problem, encoded, size = sluice_values.check_and_encode(value, self.limits['depth'], limit)
+        sent = value if positional is None else [positional, value]
+        problem, encoded, size = sluice_values.check_and_encode(sent, self.limits['depth'], limit)
         if problem is not None:
             raise HostCallError(f"{namespace}.{name}: the call's argument is not JSON: {problem}.")
         if encoded is None:
@@ -91,7 +97,13 @@ class Channel:
         future = self.loop.create_future()
         self.pending[call_id] = future
         # The argument is encoded once, above; namespace and name are identifiers, which need no escaping.
-        frame = _CALL % (PROTOCOL_VERSION, call_id, namespace.encode(), name.encode(), encoded)
+        frame = (_CALL if positional is None else _POSITIONAL_CALL) % (
+            PROTOCOL_VERSION,
+            call_id,
+            namespace.encode(),
+            name.encode(),
+            encoded,
+        )
         try:
             self.send_bytes(frame)
         except ChannelClosed as error:

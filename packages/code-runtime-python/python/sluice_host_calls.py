@@ -18,12 +18,35 @@ class HostCalls:
 
     def __init__(self, channel):
         self.channel = channel
+        self.qualified = {}  # function name → ['namespace.name', ...]
         self.waiting = {}  # serial → (call text, line) of calls not awaited yet
         self.serial = 0
 
     def namespace(self, namespace, names):
         """The object bound as `namespace` in the program, with one function per granted name."""
         return _Namespace(namespace, {name: self._function(namespace, name) for name in names})
+
+    def install(self, program_globals, bindings, builtin_names):
+        """Binds each namespace, and each function name unique across namespaces as a global too.
+
+        A bare name is never bound over a namespace, a builtin or another global; a name granted in
+        several namespaces is not bound, and `name_hint` then names each.
+        """
+        self.qualified = {}
+        for namespace, names in bindings.items():
+            program_globals[namespace] = self.namespace(namespace, names)
+            for name in names:
+                self.qualified.setdefault(name, []).append(f'{namespace}.{name}')
+        for name, qualified in self.qualified.items():
+            if len(qualified) == 1 and name not in program_globals and name not in builtin_names:
+                namespace = qualified[0].split('.', 1)[0]
+                program_globals[name] = getattr(program_globals[namespace], name)
+
+    def name_hint(self, error):
+        """Adds "did you mean tools.x" to a NameError for a name that is a host function somewhere."""
+        qualified = self.qualified.get(getattr(error, 'name', None))
+        if isinstance(error, NameError) and qualified and len(error.args) == 1 and isinstance(error.args[0], str):
+            error.args = (f'{error.args[0]}; did you mean {" or ".join(qualified)}?',)
 
     def _function(self, namespace, name):
         def host_function(*args, **kwargs):
@@ -102,18 +125,18 @@ class HostCall(collections.abc.Coroutine):
             self._calls.waiting.pop(self._serial, None)
             args, kwargs, label = self._args, self._kwargs, f'{self._namespace}.{self._name}()'
             self._args = self._kwargs = None
-            if args and kwargs:
-                raise TypeError(f'{label} takes keyword arguments or one positional argument, not both')
-            if len(args) > 1:
-                raise TypeError(f'{label} takes at most one positional argument ({len(args)} given)')
             channel = self._calls.channel
             if asyncio._get_running_loop() is not channel.loop:
                 raise RuntimeError(
                     f'{label} runs in the program\'s own event loop: await it in the program (or use asyncio.run), '
                     'not in an event loop of its own'
                 )
-            value = args[0] if args else (kwargs if kwargs else None)
-            self._coroutine = channel.call(self._namespace, self._name, value)
+            if not args or (len(args) == 1 and isinstance(args[0], dict) and not kwargs):
+                value, positional = (args[0] if args else (kwargs if kwargs else None)), None
+            else:
+                # Positional: the host maps the arguments to the tool's properties (see HostCallContext.positional).
+                value, positional = (kwargs if kwargs else None), list(args)
+            self._coroutine = channel.call(self._namespace, self._name, value, positional)
         return self._coroutine
 
     def __await__(self):

@@ -194,8 +194,7 @@ def _run(channel, loop, request, prepared):
     program_globals = prepared.module.__dict__
     program_globals.update({'__builtins__': sys.modules['builtins'], 'asyncio': asyncio})
     host_calls = prepared.host_calls
-    for namespace, names in request['bindings'].items():
-        program_globals[namespace] = host_calls.namespace(namespace, names)
+    host_calls.install(program_globals, request['bindings'], sys.modules['builtins'].__dict__)
     outcome = None
     try:
         has_value, value = sluice_program.execute(program, program_globals, loop)
@@ -210,6 +209,7 @@ def _run(channel, loop, request, prepared):
         gc.collect()
         outcome = {'ok': False, 'error': {'kind': 'memory', 'name': 'MemoryError', 'message': 'MemoryError'}}
     except BaseException as error:  # noqa: BLE001  (SystemExit and KeyboardInterrupt are program errors too)
+        host_calls.name_hint(error)
         outcome = {'ok': False, 'error': {'kind': 'exception', **sluice_program.describe_error(error)}}
     _finish(channel, outcome)
 

@@ -210,8 +210,16 @@ export class PythonChild {
       return;
     }
     this.#lastCallId = frame.id;
-    run
-      .call(frame.namespace, frame.name, frame.input)
+    const positional = frame.arguments;
+    if (positional !== undefined && (positional.length !== 2 || !Array.isArray(positional[0]))) {
+      this.#violation('a positional call whose arguments are not [list, keywords]');
+      return;
+    }
+    const replied =
+      positional === undefined
+        ? run.call(frame.namespace, frame.name, frame.input)
+        : run.call(frame.namespace, frame.name, positional[1], positional[0]);
+    replied
       .then((reply) => {
         if (reply === undefined || run.ended) return;
         this.#write(

@@ -44,14 +44,17 @@ export interface LogFrame {
   readonly text: string;
 }
 
-export interface CallFrame {
+/** A host call: `input` is its one JSON argument, or `arguments` its positional arguments and keywords (or `null`). */
+export type CallFrame = {
   readonly v: 1;
   readonly type: 'call';
   readonly id: number;
   readonly namespace: string;
   readonly name: string;
-  readonly input: JsonValue;
-}
+} & (
+  | { readonly input: JsonValue; readonly arguments?: undefined }
+  | { readonly input?: undefined; readonly arguments: readonly JsonValue[] }
+);
 
 /** What a child can say about a failed program. The host maps it to a failure; it cannot claim a timeout or a kill. */
 export interface DoneError {
@@ -104,6 +107,14 @@ export type ZygoteReport =
 
 const version = wire.literal(wireProtocolVersion);
 const identifier = wire.string(64, /^[A-Za-z_][A-Za-z0-9_]*$/);
+
+const callFields = {
+  v: version,
+  type: wire.literal('call'),
+  id: wire.integer(1),
+  namespace: identifier,
+  name: identifier,
+};
 const count = wire.integer(0);
 const text = wire.string();
 const nullableCount = wire.union(count, wire.null);
@@ -129,14 +140,11 @@ const childSchemas: Readonly<Record<ChildFrame['type'], WireSchema>> = {
     error: wire.optional(text),
   }),
   log: wire.object({ v: version, type: wire.literal('log'), stream: wire.literal('stdout', 'stderr'), text }),
-  call: wire.object({
-    v: version,
-    type: wire.literal('call'),
-    id: wire.integer(1),
-    namespace: identifier,
-    name: identifier,
-    input: wire.json,
-  }),
+  // A positional call carries `arguments`, [its arguments, its keywords or null], instead of `input`.
+  call: wire.union(
+    wire.object({ ...callFields, input: wire.json }),
+    wire.object({ ...callFields, arguments: wire.array(wire.json, 2) }),
+  ),
   done: wire.union(
     wire.object({
       v: version,

@@ -12,6 +12,7 @@ import { denialMessage, describeAvailable, invalidInputMessage, invalidOutputMes
 import { createPolicy, isPolicy, type Policy } from './policy.js';
 import type { PolicyDefinition } from './policy-definition.js';
 import { evaluatePolicy, mayBeAllowed, type PolicyVerdict } from './policy-evaluate.js';
+import { mapPositional } from './positional-arguments.js';
 import type { Tool } from './tool.js';
 import type { ToolBindingNameOptions } from './tool-binding-name.js';
 import { buildCatalog, type CatalogEntry } from './tool-catalog.js';
@@ -85,8 +86,14 @@ function hostFunction(
   settings: Settings,
 ): HostFunction {
   const { tool, binding } = entry;
-  return async (input: JsonValue, context: HostCallContext): Promise<JsonValue> => {
+  return async (given: JsonValue, context: HostCallContext): Promise<JsonValue> => {
     const started = performance.now();
+    // A positional call becomes the object the schema describes before anything else sees it.
+    const mapping =
+      context.positional === undefined
+        ? { input: given }
+        : mapPositional(tool.inputSchema, binding, given, context.positional);
+    const input = 'input' in mapping ? mapping.input : given;
     const base = {
       time: new Date().toISOString(),
       runId: context.runId,
@@ -119,6 +126,7 @@ function hostFunction(
       throw new Error(message);
     };
 
+    if ('problem' in mapping) return deny('validation', mapping.problem);
     let policy: Policy;
     try {
       policy = readPolicy();

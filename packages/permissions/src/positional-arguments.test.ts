@@ -1,0 +1,112 @@
+import type { HostCallContext, JsonValue } from '@sluice/code-runtime';
+import { describe, expect, it } from 'vitest';
+import type { PermissionDecision } from './audit-log.js';
+import { deriveBindings } from './derive-bindings.js';
+import type { JsonSchema, Tool } from './tool.js';
+
+function tool(name: string, inputSchema: JsonSchema, received: JsonValue[]): Tool {
+  return {
+    name,
+    description: name,
+    inputSchema,
+    execute: (input) => {
+      received.push(input);
+      return 'done';
+    },
+  };
+}
+
+const object = (properties: Record<string, JsonSchema>, required: string[] = []): JsonSchema => ({
+  type: 'object',
+  properties,
+  required,
+  additionalProperties: false,
+});
+
+function setUp() {
+  const received: JsonValue[] = [];
+  const decisions: PermissionDecision[] = [];
+  const tools = [
+    tool('search', object({ query: { type: 'string' }, limit: { type: 'integer' } }, ['query']), received),
+    tool('add', object({ a: { type: 'number' }, b: { type: 'number' } }, ['a', 'b']), received),
+    tool('page', object({ size: { type: 'integer' }, page: { type: 'integer' } }, ['page']), received),
+    tool('list', object({ cursor: { type: 'string' }, limit: { type: 'integer' } }), received),
+    tool('tag', object({ tags: { type: 'array', items: { type: 'string' } } }, ['tags']), received),
+    tool('raw', { type: 'string' }, received),
+  ];
+  const bindings = deriveBindings(
+    tools,
+    { default: 'allow', rules: [] },
+    { onDecision: (entry) => decisions.push(entry) },
+  );
+  const call = (name: string, input: JsonValue, positional?: JsonValue[]) => {
+    const context: HostCallContext = {
+      runId: 'r',
+      callId: 'c',
+      signal: new AbortController().signal,
+      ...(positional === undefined ? {} : { positional }),
+    };
+    return Promise.resolve(bindings.tools![name]!(input, context));
+  };
+  return { received, decisions, call };
+}
+
+describe('deriveBindings with positional calls', () => {
+  it('maps one argument to the one required property, and several to the properties in declared order', async () => {
+    const { received, decisions, call } = setUp();
+    await call('search', 'oslo', ['oslo']);
+    await call('add', [5, 3], [5, 3]);
+    await call('search', ['oslo', 3], ['oslo', 3]);
+    await call('tag', ['a', 'b'], [['a', 'b']]);
+    await call('list', { cursor: 'x' });
+    expect(received).toEqual([
+      { query: 'oslo' },
+      { a: 5, b: 3 },
+      { query: 'oslo', limit: 3 },
+      { tags: ['a', 'b'] },
+      { cursor: 'x' },
+    ]);
+    expect(decisions.map((entry) => entry.arguments)).toEqual(received);
+  });
+
+  it('maps positional arguments beside keywords to the properties the keywords left', async () => {
+    const { received, call } = setUp();
+    await call('search', { limit: 3 }, ['oslo']);
+    await call('add', { a: 1 }, [2]);
+    expect(received).toEqual([
+      { limit: 3, query: 'oslo' },
+      { a: 1, b: 2 },
+    ]);
+  });
+
+  it('refuses two readings, naming both', async () => {
+    const { received, decisions, call } = setUp();
+    await expect(call('page', [2, 10], [2, 10])).rejects.toThrow(
+      'tools.page with 2 positional arguments has two readings: {"size":2,"page":10} (properties in declared order) or {"page":2,"size":10} (required properties first); pass one object instead, e.g. tools.page({ page: ..., size: ... }).',
+    );
+    expect(received).toEqual([]);
+    expect(decisions).toMatchObject([{ decision: 'deny', deniedBy: 'validation' }]);
+  });
+
+  it('refuses a count that has no reading, naming the properties and the object form', async () => {
+    const { call } = setUp();
+    await expect(call('add', 5, [5])).rejects.toThrow(
+      'tools.add got 1 positional argument; its properties are a, b (required: a, b): pass one object instead, e.g. tools.add({ a: ..., b: ... }).',
+    );
+    await expect(call('list', 'abc', ['abc'])).rejects.toThrow(
+      'tools.list got 1 positional argument; its properties are cursor, limit (none required)',
+    );
+    await expect(call('search', ['a', 1, true], ['a', 1, true])).rejects.toThrow(
+      'tools.search got 3 positional arguments',
+    );
+  });
+
+  it('passes the value through for a schema without properties, as a plain host function gets it', async () => {
+    const { received, call } = setUp();
+    await call('raw', 'text', ['text']);
+    await expect(call('raw', { note: 'x' }, ['text'])).rejects.toThrow(
+      'tools.raw takes one JSON value or keyword arguments, not both',
+    );
+    expect(received).toEqual(['text']);
+  });
+});

@@ -131,7 +131,7 @@ class HostCall(collections.abc.Coroutine):
                     f'{label} runs in the program\'s own event loop: await it in the program (or use asyncio.run), '
                     'not in an event loop of its own'
                 )
-            if not args or (len(args) == 1 and isinstance(args[0], dict) and not kwargs):
+            if not args or (len(args) == 1 and (isinstance(args[0], dict) or args[0] is None) and not kwargs):
                 value, positional = (args[0] if args else (kwargs if kwargs else None)), None
             else:
                 # Positional: the host maps the arguments to the tool's properties (see HostCallContext.positional).

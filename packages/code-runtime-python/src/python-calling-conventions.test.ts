@@ -26,6 +26,7 @@ describe('python calling conventions', () => {
         'await tools.echo("oslo", limit=3)',
         'await tools.echo(query="oslo")',
         'await tools.echo({"a": 1})',
+        'await tools.echo(None)',
         'return "ok"',
       ),
       bindings: { tools: { echo } },
@@ -40,6 +41,7 @@ describe('python calling conventions', () => {
       [{ limit: 3 }, ['oslo']],
       [{ query: 'oslo' }, undefined],
       [{ a: 1 }, undefined],
+      [null, undefined],
     ]);
   });
 

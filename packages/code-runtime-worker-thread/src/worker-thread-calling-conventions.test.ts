@@ -18,7 +18,8 @@ describe('worker-thread calling conventions', () => {
   it('sends positional arguments with context.positional, dropping trailing undefined ones', async () => {
     const echo = recorder();
     const result = await runtime.run({
-      program: "await tools.echo('oslo', undefined); await tools.echo(5, 3); await tools.echo({ a: 1 }); return 'ok';",
+      program:
+        "await tools.echo('oslo', undefined); await tools.echo(5, 3); await tools.echo({ a: 1 }); await tools.echo(null); return 'ok';",
       bindings: { tools: { echo } },
     });
     expect(result).toMatchObject({ ok: true, value: 'ok' });
@@ -29,6 +30,7 @@ describe('worker-thread calling conventions', () => {
         [5, 3],
       ],
       [{ a: 1 }, undefined],
+      [null, undefined],
     ]);
   });
 

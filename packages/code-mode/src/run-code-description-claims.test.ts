@@ -39,6 +39,17 @@ async function returned(language: keyof typeof runtimes, code: string): Promise<
 
 describe('the run_code description, TypeScript', () => {
   it(
+    'calls a tool with positional arguments that fill its required properties in order',
+    async () => {
+      expect(await returned('typescript', "return await weather.forecast('Oslo');")).toEqual({
+        city: 'Oslo',
+        rain: 0.5,
+      });
+    },
+    startup,
+  );
+
+  it(
     'has every global it lists',
     async () => {
       const line = toolFor('typescript')
@@ -101,6 +112,14 @@ describe('the run_code description, Python', () => {
       const code =
         'import datetime, statistics\nreturn {"pair": (1, 2), "day": datetime.date(2026, 11, 30), 3: statistics.mean([1, 2])}';
       expect(await returned('python', code)).toEqual({ pair: [1, 2], day: '2026-11-30', '3': 1.5 });
+    },
+    startup,
+  );
+
+  it(
+    'calls a tool with positional arguments that fill its required properties in order',
+    async () => {
+      expect(await returned('python', 'return await weather.forecast("Oslo")')).toEqual({ city: 'Oslo', rain: 0.5 });
     },
     startup,
   );

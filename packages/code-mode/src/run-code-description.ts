@@ -18,7 +18,7 @@ const guides: Record<
     rules: (example) => [
       'The program is the body of an async function: `await` works at the top level; `return` the result, or end with an expression, whose value is the result. A lone async arrow or function (`async () => { … }`) is called for you; `export default` and a markdown fence are fine.',
       'Arguments and the result are JSON as `JSON.stringify` writes it: `undefined` properties are left out, a `Date` becomes its ISO string. `NaN`, a `Map`, a function or a cycle fails, naming its path.',
-      `Call a tool with one JSON argument: \`const result = await ${example}({ ... })\`. Run independent calls at once with \`Promise.all\`.`,
+      `Call a tool with one object: \`const result = await ${example}({ ... })\`; positional arguments work when they fill its required properties in order. Run independent calls at once with \`Promise.all\`.`,
       'A call that fails (denied by policy, invalid input, the tool’s own error) throws an `Error` whose message says why; catch it to carry on.',
       'Globals: the JavaScript built-ins, console, setTimeout, setInterval, queueMicrotask, URL, URLSearchParams, TextEncoder, TextDecoder, atob, btoa, structuredClone, crypto.randomUUID, crypto.getRandomValues, AbortController, AbortSignal, performance.now. No imports, `require`, `fetch` or `process`: the declared functions are the only way to reach anything outside the program.',
       '`console.log` lines come back with the result. Type annotations are allowed.',
@@ -30,7 +30,7 @@ const guides: Record<
     rules: (example) => [
       'The program runs as a module (top-level names are globals) with top-level `await`: `return` the result at the top level, or end with an expression, whose value is the result. `asyncio.run(main())` and `if __name__ == "__main__":` work too.',
       'Arguments and the result are JSON as `json.dumps` writes it: tuples become lists, `datetime`/`date`/`time` ISO strings, int keys strings. `NaN`, a set or bytes fails, naming its path.',
-      `Call a tool with keyword arguments or one dict: \`result = await ${example}(key=value)\`. Run independent calls at once with \`await asyncio.gather(...)\` (\`asyncio\` is already imported).`,
+      `Call a tool with keyword arguments or one dict: \`result = await ${example}(key=value)\`; positional arguments work when they fill its required properties in order. Run independent calls at once with \`await asyncio.gather(...)\` (\`asyncio\` is already imported).`,
       'A call that fails (denied by policy, invalid input, the tool’s own error) raises `HostCallError` whose message says why; catch it to carry on.',
       'The standard library can be imported; third-party packages cannot. The declared functions are the only way to reach anything outside the program.',
       '`print` output comes back with the result.',

@@ -180,8 +180,7 @@ export function preludeMain(
         while (count > 0 && args[count - 1] === undefined) count -= 1;
         const first = args[0];
         // One plain object (or null) is the input; anything else given is positional, mapped on the host side.
-        const positional =
-          count > 1 || (count === 1 && (typeof first !== 'object' || isArray(first)));
+        const positional = count > 1 || (count === 1 && (typeof first !== 'object' || isArray(first)));
         args.length = count;
         let encoded: string;
         try {

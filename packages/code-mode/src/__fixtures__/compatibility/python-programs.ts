@@ -176,6 +176,19 @@ hits[0]["url"]`,
     expect: { value: 8 },
   },
   {
+    style: 'a positional argument next to a keyword',
+    program: `hits = await search.web("tea kettles", limit=5)
+sum(1 for hit in hits if hit["score"] > 0.7)`,
+    expect: { value: 3 },
+  },
+  {
+    style: 'a positional argument for a tool with no required property',
+    program: `page = await issues.list("open")
+len(page["items"])`,
+    expect: { fails: /its properties are state, cursor, limit \(none required\): pass one object instead/ },
+    note: 'one argument could be any of three properties; the message names them (in object form, not keywords)',
+  },
+  {
     style: 'a bare tool name without its namespace',
     program: `report = await get_weather(city="Oslo", units="imperial")
 report["temp"]`,

@@ -178,6 +178,19 @@ return hits.map((hit) => hit.url);`,
     expect: { value: 8 },
   },
   {
+    style: 'positional arguments for every property, in declared order',
+    program: `const hits = await search.web('tea kettles', 5);
+hits.filter((hit) => hit.score > 0.7).length`,
+    expect: { value: 3 },
+  },
+  {
+    style: 'a positional argument for a tool with no required property',
+    program: `const page = await issues.list('open');
+page.items.length`,
+    expect: { fails: /its properties are state, cursor, limit \(none required\): pass one object instead/ },
+    note: 'one argument could be any of three properties; the message names them and the object form',
+  },
+  {
     style: 'a bare tool name without its namespace',
     program: `const weather = await get_weather({ city: 'Nairobi', units: 'imperial' });
 return weather.temp;`,

@@ -62,24 +62,28 @@ function matches(actual: unknown, expected: unknown): boolean {
 
 /** Tallies outcomes per suite: how many returned their value, failed naming the fix, or did neither. */
 export class CompatibilityTally {
-  readonly #rows = new Map<string, { total: number; value: number; namedFix: number; wrong: string[] }>();
+  readonly #rows = new Map<
+    string,
+    { total: number; expectValue: number; value: number; namedFix: number; wrong: string[] }
+  >();
 
   record(suite: string, testCase: CompatibilityCase, outcome: CompatibilityOutcome): void {
-    const row = this.#rows.get(suite) ?? { total: 0, value: 0, namedFix: 0, wrong: [] };
+    const row = this.#rows.get(suite) ?? { total: 0, expectValue: 0, value: 0, namedFix: 0, wrong: [] };
     row.total += 1;
+    if ('value' in testCase.expect) row.expectValue += 1;
     if (outcome.verdict === 'value') row.value += 1;
     else if (outcome.verdict === 'named-fix') row.namedFix += 1;
     else row.wrong.push(`${testCase.style}: ${outcome.detail}`);
     this.#rows.set(suite, row);
   }
 
-  /** One line per suite: value/total with the percentage, then the failures that name a fix and those that do not. */
+  /** One line per suite: value/total with the percentage and how many cases expect a value, then the failures that name a fix and those that do neither. */
   report(): string {
     const lines: string[] = [];
     for (const [suite, row] of this.#rows) {
       const percent = ((100 * row.value) / row.total).toFixed(1);
       lines.push(
-        `${suite}: ${row.value}/${row.total} return the right value (${percent}%), ${row.namedFix} fail naming the fix, ${row.wrong.length} neither`,
+        `${suite}: ${row.value}/${row.total} return the right value (${percent}%; ${row.expectValue} are meant to), ${row.namedFix} fail naming the fix, ${row.wrong.length} neither`,
       );
       for (const wrong of row.wrong) lines.push(`  neither: ${wrong}`);
     }

@@ -25,6 +25,8 @@ export interface WorkerBoot {
   /** JSON for the prelude's `init`. */
   readonly preludeConfig: string;
   readonly preludeSource: string;
+  /** Nice value this thread gives itself; Linux priorities are per thread, so only the program's thread runs lower. */
+  readonly niceness: number;
   /** Bytes of external memory (beyond the worker's own baseline) at which a sample ends the run. */
   readonly memoryBytes: number;
 }
@@ -46,6 +48,14 @@ export function workerMain(require: (id: string) => unknown, harden: () => void)
   const port = threads.parentPort!;
   const boot = threads.workerData as WorkerBoot;
   const processObject = require('node:process') as NodeJS.Process;
+  if (boot.niceness > 0) {
+    try {
+      // Pid 0 is the calling thread on Linux: the process's main thread (relay, meter, kills) keeps its priority.
+      (require('node:os') as typeof import('node:os')).setPriority(0, boot.niceness);
+    } catch {
+      // Not permitted here: the program runs at the process's priority.
+    }
+  }
   harden();
 
   const header = new Int32Array(boot.logBuffer, 0, 4);

@@ -16,6 +16,8 @@ export interface WorkerProcessBoot {
   readonly cpuTimeMs: number;
   /** Nesting at which a value crossing the boundary is refused (the contract's `jsonDepthLimit`). */
   readonly depthLimit: number;
+  /** Nice value the program's worker thread gives itself (0: left as it is). */
+  readonly niceness: number;
 }
 
 /** What the host sends the child. */

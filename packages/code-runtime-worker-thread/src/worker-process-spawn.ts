@@ -11,7 +11,7 @@ const mebibyte = 1024 * 1024;
 /** Address space a Node process with one worker thread reserves before any program (measured: ~1.2 GiB; 1 GiB fails to boot). */
 const baselineAddressSpaceBytes = 2048 * mebibyte;
 const maxOpenFiles = 256;
-const niceness = 5;
+const programNiceness = 5;
 
 /** The OS layers a worker process gets on this machine, found once per host process. */
 export interface WorkerProcessContainment {
@@ -19,7 +19,10 @@ export interface WorkerProcessContainment {
   readonly network: boolean;
   /** rlimits through `/bin/sh`'s `ulimit`: address space, open files, no core dumps, no file writes. */
   readonly rlimits: boolean;
-  /** `nice`: the process runs below the host's priority. */
+  /**
+   * The program's worker thread lowers its own priority (nice +5; Linux priorities are per thread), so
+   * the process's main thread — relay, busy-time meter, kills — and the host stay on time under load.
+   */
   readonly nice: boolean;
   /** Node's permission model: no file system access beyond the process's own script, no child processes, no addons. */
   readonly permissions: boolean;
@@ -32,7 +35,7 @@ export function probeContainment(): WorkerProcessContainment {
   probed ??= {
     network: succeeds('unshare', ['--net', '--', 'true']),
     rlimits: succeeds('/bin/sh', ['-c', 'ulimit -c 0 && ulimit -f 0 && ulimit -n 64 && ulimit -v 4194304']),
-    nice: succeeds('nice', ['-n', '1', 'true']),
+    nice: process.platform === 'linux',
     permissions: process.allowedNodeEnvironmentFlags.has('--experimental-permission'),
   };
   return probed;
@@ -52,7 +55,7 @@ export function missingLayers(containment: WorkerProcessContainment): string[] {
   const names: Record<keyof WorkerProcessContainment, string> = {
     network: 'a network namespace (unshare --net)',
     rlimits: 'rlimits (/bin/sh ulimit)',
-    nice: 'a lower priority (nice)',
+    nice: "a lower priority for the program's thread (Linux only)",
     permissions: "Node's permission model",
   };
   return (Object.keys(names) as Array<keyof WorkerProcessContainment>)
@@ -80,8 +83,8 @@ export interface SpawnedWorkerProcess {
 
 /**
  * Starts a worker process with every layer `containment` allows: an empty environment, a private
- * working directory, only stdin/stdout/stderr (pipes), its own network namespace, rlimits, a nice
- * value and Node's permission model. Throws (with a message saying what failed) when the private
+ * working directory, only stdin/stdout/stderr (pipes), its own network namespace, rlimits and Node's
+ * permission model; its worker thread lowers its own priority when `containment.nice` says so. Throws (with a message saying what failed) when the private
  * directory or the process cannot be created; the caller turns that into a `substrate-exit`.
  */
 export function spawnWorkerProcess(
@@ -107,6 +110,7 @@ export function spawnWorkerProcess(
     wallTimeMs: settings.wallTimeMs,
     cpuTimeMs: settings.cpuTimeMs,
     depthLimit: jsonDepthLimit,
+    niceness: containment.nice ? programNiceness : 0,
   };
   const node = [
     process.execPath,
@@ -125,7 +129,7 @@ export function spawnWorkerProcess(
         `ulimit -v ${Math.ceil(addressSpaceBytes(settings.memoryBytes) / 1024)}`,
       ]
     : [];
-  const exec = containment.nice ? `exec nice -n ${niceness} "$0" "$@"` : 'exec "$0" "$@"';
+  const exec = 'exec "$0" "$@"';
   // The shell exports PWD of its own accord; the process gets no environment at all.
   const shell = ['/bin/sh', '-c', [...limits, 'unset PWD', exec].join(' && '), ...node];
   const command = containment.network ? ['unshare', '--net', '--', ...shell] : shell;

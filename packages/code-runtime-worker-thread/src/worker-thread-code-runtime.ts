@@ -40,7 +40,7 @@ export function describeWorkerThreadIsolation(
       `rlimits (address space ${mib(addressSpaceBytes(settings.memoryBytes))}, 256 open files, no file writes, no core dumps)`,
     );
   }
-  if (containment.nice) layers.push('a lower priority (nice +5)');
+  if (containment.nice) layers.push("the program's thread at a lower priority (nice +5)");
   if (containment.permissions) {
     layers.push(
       "Node's permission model (no file reads beyond its own script and package.json, no file writes, no child processes, no addons)",

@@ -48,6 +48,7 @@ export class WorkerSlot {
       logBuffer,
       preludeSource,
       memoryBytes: boot.memoryBytes,
+      niceness: boot.niceness,
       preludeConfig: JSON.stringify({
         logBytes: boot.logBytes,
         valueBytes: boot.valueBytes,

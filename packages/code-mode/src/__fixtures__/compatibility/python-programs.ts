@@ -232,7 +232,7 @@ opened = date(2026, 11, 2)
 
 weather = await tools.get_weather(city="Hanoi")
 return {"temp": weather["temp"], "at": datetime.now(timezone.utc)}`,
-    expect: { value: { temp: 30, at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+\+00:00$/) } },
+    expect: { value: { temp: 30, at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?\+00:00$/) } },
   },
   {
     style: 'the standard library in place of web globals: urllib.parse, base64, uuid, copy',

@@ -8,7 +8,13 @@ the AST, never on the text, so every line number stays the model's own:
 - with no `return` reached, the last expression statement (also as the last statement of an
   `if __name__ == "__main__":` block) is the value, unless it is `None`;
 - `asyncio.run(x)` or `loop.run_until_complete(x)` at the top level is `await x`, inside the
-  program's own event loop.
+  program's own event loop;
+- a program that only declares, and defines exactly one function it never calls (`async def
+  main(): ...` alone), has that function called and its value returned; two such functions are
+  refused, naming both.
+
+A markdown fence around the whole program (```python … ```) is blanked line by line, so line
+numbers do not move.
 """
 
 import ast
@@ -211,14 +217,89 @@ def _final_expression(body):
         body[-1] = _raise_return(last.value, last, final=True)
 
 
+_FENCE_TAGS = ('', 'python', 'py', 'python3')
+
+
+def _unfence(source):
+    """`source` with a markdown fence around the whole program blanked (lines kept), or as it is."""
+    lines = source.split('\n')
+    first = next((index for index, line in enumerate(lines) if line.strip()), None)
+    if first is None:
+        return source
+    opening = lines[first].strip()
+    marker = opening[:3]
+    if marker not in ('```', '~~~') or opening[3:].strip().lower() not in _FENCE_TAGS:
+        return source
+    lines[first] = ''
+    for index in range(len(lines) - 1, first, -1):
+        if lines[index].strip():
+            if lines[index].strip() == marker:
+                lines[index] = ''
+            break
+    return '\n'.join(lines)
+
+
+_DECLARATIONS = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Assign, ast.AnnAssign, ast.Pass)
+
+
+def _call_lone_function(tree):
+    """A program that only declares and never calls its one function gets that function called."""
+    body = tree.body
+    if not body or not all(isinstance(statement, _DECLARATIONS) or _is_docstring(statement) for statement in body):
+        return
+    functions = [statement for statement in body if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    if not functions:
+        return
+    used = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
+    unused = [function for function in functions if function.name not in used]
+    if len(unused) > 1:
+        names = ', '.join(f'{function.name}()' for function in unused)
+        raise _syntax_error(
+            f'The program defines {names} and calls none of them, so it is not clear which one is the program: '
+            f'end it with `return {_awaited(unused[0])}` (or the one you mean).',
+            unused[-1],
+        )
+    if len(unused) != 1:
+        return
+    function = unused[0]
+    arguments = function.args
+    required = len(arguments.posonlyargs) + len(arguments.args) - len(arguments.defaults)
+    required += sum(1 for default in arguments.kw_defaults if default is None)
+    if required > 0:
+        raise _syntax_error(
+            f'The program defines {function.name}() and never calls it, and it needs arguments nothing passes: '
+            f'call it yourself at the end, for example `return {_awaited(function, "...")}`.',
+            function,
+        )
+    last = body[-1]
+    call = _call(function.name, [], last)
+    if isinstance(function, ast.AsyncFunctionDef):
+        call = ast.copy_location(ast.Await(value=call), last)
+    body.append(_raise_return(call, last, final=True))
+
+
+def _awaited(function, arguments=''):
+    """How to call `function` at the top level: `await main()` for a coroutine function, `main()` otherwise."""
+    call = f'{function.name}({arguments})'
+    return f'await {call}' if isinstance(function, ast.AsyncFunctionDef) else call
+
+
+def _is_docstring(statement):
+    return isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant) and isinstance(statement.value.value, str)
+
+
 def compile_program(source):
     """The program as a `Program`. Raises SyntaxError (or ValueError for a NUL byte)."""
+    source = _unfence(source)
     linecache.cache[PROGRAM_FILE] = (len(source), None, source.splitlines(True), PROGRAM_FILE)
     tree = ast.parse(source, PROGRAM_FILE, 'exec')
     if 'asyncio.run' in source or 'run_until_complete' in source:
         rewrite = _AsyncioRun()
         tree.body = [rewrite.visit(statement) for statement in tree.body]
-    _TopLevel().statements(tree.body)
+    top_level = _TopLevel()
+    top_level.statements(tree.body)
+    if top_level.returns == 0:
+        _call_lone_function(tree)
     _final_expression(tree.body)
     flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
     return Program(compile(tree, PROGRAM_FILE, 'exec', flags=flags, dont_inherit=True))
@@ -286,6 +367,11 @@ def describe_error(error):
     """The `error` object of a failed `done` frame: name, message, and the program's line and frames only."""
     name = type(error).__name__
     text = str(error)
+    if isinstance(error, ModuleNotFoundError):
+        text += (
+            ': only the Python standard library is available to a program (no third-party packages); '
+            'use the granted host functions for anything else'
+        )
     frames = [frame for frame in traceback.extract_tb(error.__traceback__) if frame.filename == PROGRAM_FILE]
     line = frames[-1].lineno if frames else None
     column = None

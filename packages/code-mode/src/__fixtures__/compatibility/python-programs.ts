@@ -11,7 +11,6 @@ page = await issues.list(state="closed")
 [issue["title"] for issue in page["items"]]
 \`\`\``,
     expect: { value: ['Typo in README', 'Memory leak in watcher'] },
-    gap: 'fails with "SyntaxError: invalid syntax" at the opening fence: Python programs are not unfenced',
   },
   {
     style: 'a final bare expression as the answer',
@@ -60,8 +59,7 @@ longest`,
     program: `async def main():
     issue = await issues.get(id=107)
     return issue["title"]`,
-    expect: { fails: /main\(\)/ },
-    gap: 'ends ok with no value: a module that only defines main() returns nothing and nothing says to call it',
+    expect: { value: 'Translate to Basque' },
   },
   {
     style: 'a tool returning JSON text, parsed with json.loads',
@@ -294,7 +292,7 @@ report["temp"]`,
 
 requests.get("https://example.org/api/issues").json()`,
     expect: { fails: /standard library/ },
-    gap: 'fails with "ModuleNotFoundError: No module named \'requests\'", which does not say that only the standard library and the tools exist',
+    note: 'the message says that only the standard library is available and to use the granted host functions',
   },
   {
     style: 'a set in the result',

@@ -202,11 +202,36 @@ export function preludeMain(
         post(
           `["call",${logPosition()},${id},${stringify(namespace)},${stringify(name)},${stringify(encoded)},${positional ? 1 : 0}]`,
         );
-        return new PromiseConstructor((resolve, reject) => {
+        const call = new PromiseConstructor((resolve, reject) => {
           pending[id] = { resolve, reject };
         });
+        return awaitable(call, `${namespace}.${name}`);
       },
     }[name]!;
+  }
+
+  /**
+   * The promise of a host call, as the program sees it: `await`, `then`, `Promise.all` and every
+   * other name a promise has work as on the promise itself; reading any other property (the
+   * result's fields, read before awaiting) throws, saying to `await` the call, instead of quietly
+   * giving `undefined`.
+   */
+  function awaitable(call: Promise<unknown>, label: string): Promise<unknown> {
+    return new intrinsics.Proxy(call, {
+      get(target, key) {
+        // `await` reads `then` from a proxy (it is not a promise to the engine): the captured one,
+        // so a program that replaced Promise.prototype.then cannot break its own awaits.
+        if (key === 'then') return (...args: unknown[]) => apply(promiseThen, target, args);
+        if (typeof key !== 'string' || key in target) {
+          const value = (target as unknown as Record<PropertyKey, unknown>)[key];
+          // A promise's own methods need the promise itself as `this`, not this proxy.
+          return typeof value === 'function' ? (...args: unknown[]) => apply(value, target, args) : value;
+        }
+        throw new TypeErrorConstructor(
+          `${label}(...) returns a Promise, which has no .${key}: write \`(await ${label}(...)).${key}\` to read the result.`,
+        );
+      },
+    });
   }
 
   // Names a caller or a library probes on any object: never taken for a call of an ungranted name.

@@ -2,7 +2,7 @@ import { closeSync, openSync, readdirSync, readFileSync, readlinkSync, rmSync, w
 import { getPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { HostFunction } from '@sluice/code-runtime';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkerThreadCodeRuntime, resolveWorkerThreadSettings, WorkerThreadCodeRuntime } from './index.js';
 import { addressSpaceBytes, missingLayers, probeContainment } from './worker-process-spawn.js';
 import { childPids } from './worker-processes.test-helper.js';
@@ -15,12 +15,16 @@ const containment = probeContainment();
 describe('worker process containment (Linux)', () => {
   // A file the host holds open when the runtime starts its processes: it must not be inherited.
   const marker = join(tmpdir(), `sluice-containment-${process.pid}.txt`);
-  writeFileSync(marker, 'host secret');
-  const markerFd = openSync(marker, 'r');
+  let markerFd: number | undefined;
   const runtime = createWorkerThreadCodeRuntime({ poolSize: 1, memoryBytes: 64 * mebibyte, wallTimeMs: 20_000 });
+  // Made before any process starts, and only when a test here runs (a filtered run skips afterAll).
+  beforeAll(() => {
+    writeFileSync(marker, 'host secret');
+    markerFd = openSync(marker, 'r');
+  });
   afterAll(async () => {
     await runtime.dispose();
-    closeSync(markerFd);
+    if (markerFd !== undefined) closeSync(markerFd);
     rmSync(marker, { force: true });
   });
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type HostFunction, normalizeBindings } from '@sluice/code-runtime';
 import { pickRunLimits, RunController } from '@sluice/code-runtime-kit';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WorkerProcess } from './worker-process.js';
 import type { WorkerProcessContainment } from './worker-process-spawn.js';
 import type { CompiledProgram } from './worker-thread-compile.js';
@@ -12,7 +12,11 @@ import { resolveWorkerThreadSettings } from './worker-thread-settings.js';
 // The worker process runs model code in one of its threads, so the host treats it as hostile.
 // These children are stand-ins for a process whose worker was taken over: each misbehaves in one
 // way, and the host must end the run as a result, never throw, and never call what was not granted.
-const scratch = mkdtempSync(join(tmpdir(), 'sluice-hostile-process-'));
+let scratch = '';
+// Made only when a test here runs: a filtered run skips afterAll.
+beforeAll(() => {
+  scratch = mkdtempSync(join(tmpdir(), 'sluice-hostile-process-'));
+});
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 const bare: WorkerProcessContainment = { network: false, rlimits: false, nice: false, permissions: false };

@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { binPath } from './__fixtures__/sluice-process.js';
 
 const run = promisify(execFile);
@@ -32,6 +32,7 @@ describe('sluice mcp (bin)', () => {
 
   it('exits 2 naming the file and the offending path when the config is wrong', async () => {
     const directory = mkdtempSync(join(tmpdir(), 'sluice-mcp-bin-'));
+    onTestFinished(() => rmSync(directory, { recursive: true, force: true }));
     const config = join(directory, 'config.json');
     writeFileSync(config, JSON.stringify({ mcpServers: { notes: { command: 'node', args: [1] } } }));
     const { code, stderr } = await bin('--config', config);
@@ -41,6 +42,7 @@ describe('sluice mcp (bin)', () => {
 
   it('exits 2 naming the runtime setting the provider refuses', async () => {
     const directory = mkdtempSync(join(tmpdir(), 'sluice-mcp-bin-'));
+    onTestFinished(() => rmSync(directory, { recursive: true, force: true }));
     const config = join(directory, 'config.json');
     writeFileSync(
       config,

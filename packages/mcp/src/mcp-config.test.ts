@@ -1,9 +1,9 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InvalidSettingsError } from '@sluice/code-runtime';
 import { evaluatePolicy } from '@sluice/permissions';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { loadMcpConfig, parseMcpConfig } from './mcp-config.js';
 
 const base = '/srv/sluice';
@@ -96,6 +96,7 @@ describe('parseMcpConfig', () => {
 
 describe('loadMcpConfig', () => {
   const directory = mkdtempSync(join(tmpdir(), 'sluice-mcp-config-'));
+  afterAll(() => rmSync(directory, { recursive: true, force: true }));
 
   it('resolves a policy file and cwd against the config file folder', async () => {
     writeFileSync(join(directory, 'policy.json'), JSON.stringify({ default: 'allow', rules: [] }));

@@ -1,8 +1,8 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InvalidSettingsError } from '@sluice/code-runtime';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createPolicy, isPolicy } from './policy.js';
 import type { PolicyDefinition } from './policy-definition.js';
 import { evaluatePolicy, mayBeAllowed } from './policy-evaluate.js';
@@ -229,6 +229,7 @@ describe('parsePolicy', () => {
 
 describe('loadPolicyFile', () => {
   const folder = mkdtempSync(join(tmpdir(), 'sluice-permissions-'));
+  afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
   it('reads a policy from a file', async () => {
     const file = join(folder, 'good.json');

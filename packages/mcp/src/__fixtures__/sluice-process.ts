@@ -1,5 +1,5 @@
 // Spawns the built `sluice mcp` (dist/bin.js) as a real process and drives it with the MCP SDK's own client.
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -31,8 +31,9 @@ export async function startSluice(
     throw new Error(`${binPath} is missing: build @sluice/mcp first (pnpm build, or tsx ../../scripts/build-package.ts).`);
   }
   let configPath = options.configPath;
+  let directory: string | undefined;
   if (configPath === undefined) {
-    const directory = mkdtempSync(join(tmpdir(), 'sluice-mcp-'));
+    directory = mkdtempSync(join(tmpdir(), 'sluice-mcp-'));
     configPath = join(directory, 'sluice-mcp.json');
     writeFileSync(configPath, JSON.stringify(config, null, 2));
   }
@@ -51,7 +52,13 @@ export async function startSluice(
   return {
     client,
     stderr: () => stderr,
-    close: () => client.close(),
+    close: async () => {
+      try {
+        await client.close();
+      } finally {
+        if (directory !== undefined) rmSync(directory, { recursive: true, force: true });
+      }
+    },
   };
 }
 

@@ -3,6 +3,7 @@ import { createPythonCodeRuntime } from '@sluice/code-runtime-python';
 import { createWorkerThreadCodeRuntime } from '@sluice/code-runtime-worker-thread';
 import { afterAll, describe, expect, it } from 'vitest';
 import { pythonPrograms } from './__fixtures__/compatibility/python-programs.js';
+import { pythonWorkflows } from './__fixtures__/compatibility/python-workflows.js';
 import {
   type CompatibilityCase,
   CompatibilityTally,
@@ -10,6 +11,7 @@ import {
   judge,
 } from './__fixtures__/compatibility/suite.js';
 import { typescriptPrograms } from './__fixtures__/compatibility/typescript-programs.js';
+import { typescriptWorkflows } from './__fixtures__/compatibility/typescript-workflows.js';
 
 // Programs in the shapes models write, run through run_code on both providers. Each returns the
 // value it states or fails with a message naming the fix; a case marked `gap` does neither yet and
@@ -19,12 +21,12 @@ const suites: Array<{ name: string; runtime: CodeRuntime; cases: readonly Compat
   {
     name: 'TypeScript on @sluice/code-runtime-worker-thread',
     runtime: createWorkerThreadCodeRuntime({ wallTimeMs: 20_000 }),
-    cases: typescriptPrograms,
+    cases: [...typescriptPrograms, ...typescriptWorkflows],
   },
   {
     name: 'Python on @sluice/code-runtime-python',
     runtime: createPythonCodeRuntime({ wallTimeMs: 20_000 }),
-    cases: pythonPrograms,
+    cases: [...pythonPrograms, ...pythonWorkflows],
   },
 ];
 

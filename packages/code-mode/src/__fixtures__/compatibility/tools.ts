@@ -1,6 +1,8 @@
 // The tools the compatibility programs call: a weather service, web search, an issue tracker with
-// cursor pages, a calculator and a shop whose tool answers with JSON text. Each has a JSON Schema
-// input, as MCP servers and function-calling APIs declare them, and answers deterministically.
+// cursor pages, a calculator, a shop whose tool answers with JSON text, workspace files (CSV,
+// Markdown, JSON text), a page fetcher, a flaky order service, a customer store and email. Each has
+// a JSON Schema input, as MCP servers and function-calling APIs declare them, and answers
+// deterministically (the order service fails each order's first attempt in a run).
 import type { Tool } from '@sluice/permissions';
 
 type Input = Record<string, unknown>;
@@ -155,6 +157,144 @@ export const productJson: Tool = {
   },
 };
 
+const files: Record<string, string> = {
+  'reports/sales.csv': 'region,month,units,revenue\nnorth,2026-09,120,3600.5\nsouth,2026-09,80,2400\nnorth,2026-10,95,2850\nsouth,2026-10,130,3900.25\neast,2026-10,40,1200\n',
+  'notes/meeting.md':
+    '# Planning, 2026-11-23\n\n- [x] Ship the exporter (@ana)\n- [ ] Fix the watcher leak (@bo)\n- [ ] Write release notes (@ana)\n\nNext meeting: 2026-11-30 10:00\n',
+  'config/app.json': '{"name":"kettle-shop","features":{"darkMode":true,"export":false},"retries":3}',
+};
+
+export const readFile: Tool = {
+  name: 'files.read',
+  description: 'The text of a file in the workspace, by its relative path. Fails for a path that does not exist.',
+  inputSchema: {
+    type: 'object',
+    properties: { path: { type: 'string', description: 'e.g. "reports/sales.csv"' } },
+    required: ['path'],
+    additionalProperties: false,
+  },
+  execute: (input) => {
+    const { path } = input as Input;
+    const text = files[path as string];
+    if (text === undefined) throw new Error(`no such file: ${String(path)}`);
+    return text;
+  },
+};
+
+export const listFiles: Tool = {
+  name: 'files.list',
+  description: 'The paths of the workspace files under a folder, sorted.',
+  inputSchema: {
+    type: 'object',
+    properties: { folder: { type: 'string', default: '' } },
+    additionalProperties: false,
+  },
+  execute: (input) => {
+    const folder = ((input as Input | null)?.folder as string | undefined) ?? '';
+    return Object.keys(files)
+      .filter((path) => folder === '' || path.startsWith(`${folder.replace(/\/$/, '')}/`))
+      .sort();
+  },
+};
+
+const pages: Record<string, string> = {
+  'https://example.org/pricing':
+    '<html><head><title>Pricing</title></head><body><h1>Plans</h1><ul><li>Starter: $9/month</li><li>Team: $29/month</li><li>Enterprise: contact us</li></ul></body></html>',
+  'https://example.org/status': '<html><body><p>All systems operational. Last incident: 2026-11-12.</p></body></html>',
+};
+
+export const fetchPage: Tool = {
+  name: 'web.fetch',
+  description: 'Fetches a web page and returns { url, status, body } with the HTML as text; status 404 for an unknown page.',
+  inputSchema: {
+    type: 'object',
+    properties: { url: { type: 'string', format: 'uri' } },
+    required: ['url'],
+    additionalProperties: false,
+  },
+  execute: (input) => {
+    const { url } = input as Input;
+    const body = pages[url as string];
+    return body === undefined ? { url: url as string, status: 404, body: '' } : { url: url as string, status: 200, body };
+  },
+};
+
+// Fails the first attempt for each order in a run, as a flaky service does; the second attempt answers.
+const attempts = new Map<string, number>();
+const orders: Record<string, { status: string; items: number; totalCents: number }> = {
+  'A-1': { status: 'shipped', items: 2, totalCents: 4998 },
+  'A-2': { status: 'processing', items: 1, totalCents: 650 },
+  'A-3': { status: 'delivered', items: 3, totalCents: 5150 },
+};
+
+export const orderStatus: Tool = {
+  name: 'orders.status',
+  description: 'The status of an order. The service is flaky: a call may fail with "503 temporarily unavailable"; retrying works.',
+  inputSchema: {
+    type: 'object',
+    properties: { orderId: { type: 'string' } },
+    required: ['orderId'],
+    additionalProperties: false,
+  },
+  execute: (input, { runId }) => {
+    const { orderId } = input as Input;
+    const order = orders[orderId as string];
+    if (order === undefined) throw new Error(`order ${String(orderId)} not found`);
+    const key = `${runId}:${String(orderId)}`;
+    const attempt = (attempts.get(key) ?? 0) + 1;
+    attempts.set(key, attempt);
+    if (attempt === 1) throw new Error('503 temporarily unavailable');
+    return { orderId: orderId as string, ...order };
+  },
+};
+
+const customers = [
+  { id: 'c1', name: 'Ana Lima', email: 'ana@example.org', country: 'BR', spendCents: 125_000, since: '2021-03-04' },
+  { id: 'c2', name: 'Bo Berg', email: 'bo@example.org', country: 'NO', spendCents: 4_500, since: '2025-07-19' },
+  { id: 'c3', name: 'Chi Tran', email: 'chi@example.org', country: 'VN', spendCents: 88_000, since: '2023-01-30' },
+  { id: 'c4', name: 'Dag Moe', email: 'dag@example.org', country: 'NO', spendCents: 230_000, since: '2019-11-02' },
+];
+
+export const findCustomers: Tool = {
+  name: 'crm.find_customers',
+  description: 'Customers, optionally filtered by ISO country code and minimum lifetime spend in cents.',
+  inputSchema: {
+    type: 'object',
+    properties: {
+      country: { type: 'string', pattern: '^[A-Z]{2}$' },
+      minSpendCents: { type: 'integer', minimum: 0 },
+    },
+    additionalProperties: false,
+  },
+  execute: (input) => {
+    const { country, minSpendCents } = (input ?? {}) as Input;
+    return customers.filter(
+      (customer) =>
+        (country === undefined || customer.country === country) &&
+        (minSpendCents === undefined || customer.spendCents >= (minSpendCents as number)),
+    );
+  },
+};
+
+export const sendEmail: Tool = {
+  name: 'email.send',
+  description: 'Sends an email and returns { id, to }. The id is "msg-" and the recipient\'s address.',
+  inputSchema: {
+    type: 'object',
+    properties: {
+      to: { type: 'string' },
+      subject: { type: 'string', maxLength: 120 },
+      body: { type: 'string' },
+    },
+    required: ['to', 'subject', 'body'],
+    additionalProperties: false,
+  },
+  execute: (input) => {
+    const { to } = input as Input;
+    return { id: `msg-${String(to)}`, to: to as string };
+  },
+};
+
 /** Every tool, allowed by the suite's policy. */
 export const compatibilityTools: readonly Tool[] = [
   getWeather,
@@ -164,4 +304,10 @@ export const compatibilityTools: readonly Tool[] = [
   add,
   divide,
   productJson,
+  readFile,
+  listFiles,
+  fetchPage,
+  orderStatus,
+  findCustomers,
+  sendEmail,
 ];

@@ -1,0 +1,6 @@
+// Python programs in the styles of the public code-mode peers' examples and of what models
+// write for everyday agent tasks: fan-out, retries, parsing tool text, grouping, reports. Written for
+// this suite; each states the value a plain CPython run of the same program returns.
+import type { CompatibilityCase } from './suite.js';
+
+export const pythonWorkflows: readonly CompatibilityCase[] = [];

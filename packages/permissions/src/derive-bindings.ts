@@ -12,6 +12,7 @@ import { denialMessage, describeAvailable, invalidInputMessage, invalidOutputMes
 import { createPolicy, isPolicy, type Policy } from './policy.js';
 import type { PolicyDefinition } from './policy-definition.js';
 import { evaluatePolicy, mayBeAllowed, type PolicyVerdict } from './policy-evaluate.js';
+import { dropRefusedNulls } from './optional-nulls.js';
 import { mapPositional } from './positional-arguments.js';
 import type { Tool } from './tool.js';
 import type { ToolBindingNameOptions } from './tool-binding-name.js';
@@ -88,12 +89,13 @@ function hostFunction(
   const { tool, binding } = entry;
   return async (given: JsonValue, context: HostCallContext): Promise<JsonValue> => {
     const started = performance.now();
-    // A positional call becomes the object the schema describes before anything else sees it.
+    // A positional call becomes the object the schema describes, and a null the schema refuses for an
+    // optional property is left out, before anything else sees the input.
     const mapping =
       context.positional === undefined
         ? { input: given }
         : mapPositional(tool.inputSchema, binding, given, context.positional);
-    const input = 'input' in mapping ? mapping.input : given;
+    const input = 'input' in mapping ? dropRefusedNulls(tool.inputSchema, entry.checkInput, mapping.input) : given;
     const base = {
       time: new Date().toISOString(),
       runId: context.runId,

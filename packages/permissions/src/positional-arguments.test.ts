@@ -33,6 +33,7 @@ function setUp() {
     tool('list', object({ cursor: { type: 'string' }, limit: { type: 'integer' } }), received),
     tool('tag', object({ tags: { type: 'array', items: { type: 'string' } } }, ['tags']), received),
     tool('raw', { type: 'string' }, received),
+    tool('note', object({ text: { type: 'string' }, due: { type: ['string', 'null'] } }, ['text']), received),
   ];
   const bindings = deriveBindings(
     tools,
@@ -108,5 +109,23 @@ describe('deriveBindings with positional calls', () => {
       'tools.raw takes one JSON value or keyword arguments, not both',
     );
     expect(received).toEqual(['text']);
+  });
+});
+
+describe('deriveBindings with a null for an optional property', () => {
+  it('leaves out a null the schema refuses for an optional property, as Python None and function-calling APIs mean it', async () => {
+    const { received, decisions, call } = setUp();
+    await call('list', { cursor: null, limit: 3 });
+    await call('search', { limit: null }, ['oslo']);
+    await call('note', { text: 'x', due: null });
+    expect(received).toEqual([{ limit: 3 }, { query: 'oslo' }, { text: 'x', due: null }]);
+    expect(decisions.map((entry) => entry.arguments)).toEqual(received);
+  });
+
+  it('keeps a null for a required property, or beside another problem, so the error names it', async () => {
+    const { received, call } = setUp();
+    await expect(call('search', { query: null })).rejects.toThrow('$.query must be string');
+    await expect(call('list', { cursor: null, limit: 'ten' })).rejects.toThrow('$.cursor must be string');
+    expect(received).toEqual([]);
   });
 });

@@ -146,8 +146,7 @@ while True:
     if cursor is None:
         break
 ids`,
-    expect: { fails: /\$\.cursor must be string/ },
-    note: 'None is JSON null, which the schema refuses; the message names the property and its type',
+    expect: { value: [101, 102, 103, 104, 105, 106, 107] },
   },
   {
     style: 'a pagination loop that adds cursor only once it has one',

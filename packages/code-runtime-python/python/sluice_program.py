@@ -20,6 +20,7 @@ numbers do not move.
 import ast
 import asyncio
 import builtins
+import inspect
 import linecache
 import sys
 import traceback
@@ -310,6 +311,9 @@ def execute(program, program_globals, loop):
 
     A program that awaits at the top level runs as one task in `loop`; any other runs as plain
     module code, outside the loop, so that `asyncio.run` in it runs in `loop` (see `_asyncio_run`).
+    A value that is awaitable (`return tools.get(...)`, a final `main()` of an `async def`) is
+    awaited in `loop` and its result is the value, as an async function's returned promise is in
+    JavaScript.
     """
     try:
         if program.is_coroutine:
@@ -320,8 +324,12 @@ def execute(program, program_globals, loop):
         signal = returned(error)
         if signal is None:
             raise
-        return signal.outcome()
-    return False, None
+        has_value, value = signal.outcome()
+    else:
+        return False, None
+    if has_value and inspect.isawaitable(value):
+        value = loop.run_until_complete(value)
+    return has_value, value
 
 
 def patch_asyncio():

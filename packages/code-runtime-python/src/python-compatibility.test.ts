@@ -266,6 +266,11 @@ const programs: Array<{ style: string; program: string; value: JsonValue }> = [
     ),
     value: { report: { city: 'Cairo', tempC: 27 }, pair: [1, 2] },
   },
+  {
+    style: 'async main() called without asyncio.run under the __main__ idiom',
+    program: python('async def main():', '    return 1', 'if __name__ == "__main__":', '    main()'),
+    value: 1,
+  },
 ];
 
 // Programs models write that cannot run as written: each fails naming the fix.
@@ -281,12 +286,6 @@ const refused: Array<{ style: string; program: string; kind: string; fix: string
     program: python('pending = [tools.get_weather(city=c) for c in ["Oslo", "Cairo"]]', 'return len(pending)'),
     kind: 'exception',
     fix: '2 calls were never awaited, so they never ran; the first is tools.get_weather(...) on line 1',
-  },
-  {
-    style: 'async main() called without asyncio.run',
-    program: python('async def main():', '    return 1', 'if __name__ == "__main__":', '    main()'),
-    kind: 'invalid-output',
-    fix: 'write `await main(...)`',
   },
   {
     style: 'a new event loop made by hand',

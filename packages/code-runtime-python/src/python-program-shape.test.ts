@@ -217,9 +217,14 @@ describe('a host call without await', () => {
     expect(result.logs).toEqual([]);
   });
 
-  it('a coroutine of the program returned unawaited says to await it', async () => {
-    const failure = await failureFor('invalid-output', 'async def main():', '    return 1', 'main()');
-    expect(failure.message).toContain('await main(...)');
+  it('is awaited when it is the value itself, returned or final, as a returned promise is in JavaScript', async () => {
+    expect(await valueFrom('return tools.echo(1)')).toEqual({ echoed: 1 });
+    expect(await valueFrom('tools.echo(2)')).toEqual({ echoed: 2 });
+    expect(await valueFrom('async def main():', '    return (await tools.echo(3))["echoed"]', 'main()')).toBe(3);
+    const raised = await failureFor('exception', 'async def main():', '    raise ValueError("late")', 'main()');
+    expect(raised).toMatchObject({ name: 'ValueError', line: 2 });
+    const nested = await failureFor('invalid-output', 'async def main():', '    return 1', '[main()]');
+    expect(nested.message).toContain('await main(...)');
   });
 
   it('works as a coroutine: gathered, made a task, awaited later', async () => {

@@ -198,6 +198,23 @@ result * 3`,
     expect: { value: 24 },
   },
   {
+    style: 'a missing await on a call whose coroutine is returned',
+    program: `async def main():
+    return tools.get_weather(city="Hanoi")
+
+return await main()`,
+    expect: { value: { city: 'Hanoi', temp: 30, conditions: 'rain' } },
+  },
+  {
+    style: 'an async main called as the last line, without asyncio.run or await',
+    program: `async def main():
+    hits = await search.web(query="kettle reviews", limit=2)
+    return [hit["title"] for hit in hits]
+
+main()`,
+    expect: { value: ['kettle reviews (1)', 'kettle reviews (2)'] },
+  },
+  {
     style: 'a missing await, the coroutine then indexed',
     program: `issue = issues.get(id=101)
 issue["title"]`,

@@ -1,9 +1,10 @@
 """Values crossing fd 3: checked to be JSON as `json.dumps` would write it, encoded as one compact line.
 
-Accepted as `json.dumps` users expect: dict, list, tuple (an array), str, int within ±(2**53 - 1),
-finite float, bool, None; also, as `json.dumps(default=...)` users write it, `datetime`, `date` and
-`time` (their `isoformat()` string), and int keys (their decimal string). Everything else is refused
-with the path to it and the fix.
+Accepted as `json.dumps` users expect: dict, list, tuple (an array), str (a subclass such as a
+`StrEnum` as its text), int within ±(2**53 - 1), finite float, bool, None; also, as
+`json.dumps(default=...)` users write it, `datetime`, `date` and `time` (their `isoformat()`
+string), and int keys (their decimal string). Everything else is refused with the path to it and
+the fix.
 """
 
 import collections.abc
@@ -45,6 +46,8 @@ def _walk(root, depth_limit):
         elif kind is float or isinstance(value, float):
             if math.isnan(value) or math.isinf(value):
                 return _at(frames, f'is {value!r}, which JSON cannot carry: use None or a string'), shared
+        elif isinstance(value, str):
+            pass  # a str subclass (a str-mixin Enum, StrEnum): json.dumps writes its text
         elif isinstance(value, (dict, list, tuple)):
             if len(frames) >= depth_limit:
                 return _at(frames, f'is nested deeper than {depth_limit} levels'), shared
@@ -71,7 +74,7 @@ def _walk(root, depth_limit):
                 checked.add(frame[2])
                 continue
             name, value = item
-            if frame[3] is not None and type(name) is not str:
+            if frame[3] is not None and not isinstance(name, str):
                 problem = _key_problem(name, frame[3])
                 if problem is not None:
                     return _at(frames[:-1], problem), shared

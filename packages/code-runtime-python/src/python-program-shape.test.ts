@@ -269,6 +269,20 @@ describe('values as json.dumps users expect', () => {
     }
   });
 
+  it('carry str subclasses (a str-mixin Enum, StrEnum) as their text, as values, keys and arguments', async () => {
+    expect(
+      await valueFrom(
+        'from enum import Enum, StrEnum',
+        'class Priority(str, Enum):',
+        '    HIGH = "high"',
+        'class State(StrEnum):',
+        '    OPEN = "open"',
+        'reply = await tools.echo({"state": State.OPEN})',
+        'return {"priority": Priority.HIGH, State.OPEN: 1, "echoed": reply}',
+      ),
+    ).toEqual({ priority: 'high', open: 1, echoed: { echoed: { state: 'open' } } });
+  });
+
   it('refuse a tuple key, with the path and the fix', async () => {
     const failure = await failureFor('invalid-output', 'return {"totals": {("Oslo", 2026): 3}}');
     expect(failure.message).toContain(`$["totals"] has the key ('Oslo', 2026), a tuple`);

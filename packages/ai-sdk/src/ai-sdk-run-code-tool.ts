@@ -1,5 +1,13 @@
 import { createRunCodeTool, type RenderResultOptions, type RunCodeInput, type RunCodeTool } from '@sluice/code-mode';
-import type { CodeRuntime } from '@sluice/code-runtime';
+import type {
+  CodeRunFailure,
+  CodeRunResult,
+  CodeRuntime,
+  CodeRunUsage,
+  HostCallRecord,
+  JsonValue,
+  LogEntry,
+} from '@sluice/code-runtime';
 import type { DeriveBindingsOptions, PolicyDefinition, PolicySource } from '@sluice/permissions';
 import { jsonSchema, type Tool, type ToolExecutionOptions, type ToolSet, tool } from 'ai';
 import { convertAiSdkTools } from './ai-sdk-tools.js';
@@ -23,19 +31,52 @@ export interface AiSdkRunCodeToolOptions {
   readonly result?: RenderResultOptions;
 }
 
-/** The AI SDK tool {@link createAiSdkRunCodeTool} returns: a program in, the rendered result out. */
-export type AiSdkRunCodeTool = Tool<RunCodeInput, string>;
+/**
+ * What one `run_code` call produces, as the AI SDK keeps it in `toolResults[i].output`: the rendered
+ * `text` the model reads (through `toModelOutput`) next to the run's data for the application. Plain
+ * JSON, so it survives UI messages and storage.
+ */
+export interface AiSdkRunCodeOutput {
+  /** The rendered result the model reads: outcome, logs, value or failure and host calls, within the token budget. */
+  readonly text: string;
+  /** `true` when the program finished and returned; `false` when it failed or its input was refused before it ran. */
+  readonly ok: boolean;
+  /** What the program returned, not cut by the token budget; absent when it returned nothing, failed or did not run. */
+  readonly value?: JsonValue;
+  /** How the run failed; absent when it succeeded, and when the input was refused (then `text` says why). */
+  readonly failure?: CodeRunFailure;
+  /** Every line the program logged, up to the runtime's log budget; kept on failure too. */
+  readonly logs: readonly LogEntry[];
+  /** Every host call the program made, refused ones included, in order. */
+  readonly calls: readonly HostCallRecord[];
+  /** The run's id, as in its events and the audit log; absent when it did not run. */
+  readonly runId?: string;
+  /** What the run consumed; absent when it did not run. */
+  readonly usage?: CodeRunUsage;
+}
+
+/** The AI SDK tool {@link createAiSdkRunCodeTool} returns: a program in, the run's {@link AiSdkRunCodeOutput} out; the model reads its `text`. */
+export type AiSdkRunCodeTool = Tool<RunCodeInput, AiSdkRunCodeOutput>;
 
 /**
  * One AI SDK tool, `run_code`, that lets the model call a whole toolset from a program: its
  * description carries the declarations of `tools` in the runtime's language, and each call the
  * program makes runs the tool's own `execute`, decided by the policy when it is made. Cancelling
  * the generation (`abortSignal`) cancels the run. Tools executed by the provider, or without
- * `execute`, are left out. Throws for misuse only: malformed tools, colliding names, bad options.
+ * `execute`, are left out. Each result is an {@link AiSdkRunCodeOutput}: the model reads its
+ * rendered `text`, the application also gets the value, logs and host calls. Throws for misuse only:
+ * malformed tools, a schema the AI SDK cannot convert, colliding names, bad options.
  */
 export async function createAiSdkRunCodeTool(options: AiSdkRunCodeToolOptions): Promise<AiSdkRunCodeTool> {
   const runs = new Map<string, ToolExecutionOptions>();
-  const converted = await convertAiSdkTools(options.tools, (runId) => runs.get(runId));
+  const converted = await convertAiSdkTools(options.tools, (runId) => runs.get(runId), {
+    ...(options.permissions?.defaultNamespace === undefined
+      ? {}
+      : { defaultNamespace: options.permissions.defaultNamespace }),
+    ...(options.permissions?.splitNamespaces === undefined
+      ? {}
+      : { splitNamespaces: options.permissions.splitNamespaces }),
+  });
   const runCode: RunCodeTool = createRunCodeTool({
     context: { codeRuntime: options.runtime },
     tools: converted.tools,
@@ -46,7 +87,7 @@ export async function createAiSdkRunCodeTool(options: AiSdkRunCodeToolOptions): 
       : { declarationsTokenBudget: options.declarationsTokenBudget }),
     ...(options.result === undefined ? {} : { result: options.result }),
   });
-  return tool<RunCodeInput, string>({
+  return tool<RunCodeInput, AiSdkRunCodeOutput>({
     description: runCode.description,
     inputSchema: jsonSchema<RunCodeInput>(runCode.inputSchema as never),
     execute: async (input, execution) => {
@@ -61,13 +102,25 @@ export async function createAiSdkRunCodeTool(options: AiSdkRunCodeToolOptions): 
             runs.set(event.runId, execution);
           },
         });
-        return outcome.rendered.text;
+        return structuredOutput(outcome.rendered.text, outcome.result);
       } finally {
         for (const runId of seen) runs.delete(runId);
       }
     },
-    toModelOutput: ({ output }) => ({ type: 'text', value: output }),
+    toModelOutput: ({ output }) => ({ type: 'text', value: output.text }),
   });
+}
+
+function structuredOutput(text: string, result: CodeRunResult | undefined): AiSdkRunCodeOutput {
+  if (result === undefined) return { text, ok: false, logs: [], calls: [] };
+  const run = { logs: result.logs, calls: result.calls, runId: result.runId, usage: result.usage };
+  if (!result.ok) return { text, ok: false, failure: result.failure, ...run };
+  return {
+    text,
+    ok: true,
+    ...('value' in result && result.value !== undefined ? { value: result.value } : {}),
+    ...run,
+  };
 }
 
 function defaultPolicy(needsApproval: readonly string[]): PolicyDefinition {

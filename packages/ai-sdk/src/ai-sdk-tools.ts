@@ -1,6 +1,7 @@
 import type { JsonValue } from '@sluice/code-runtime';
-import type { JsonSchema, Tool } from '@sluice/permissions';
-import { asSchema, type ToolExecutionOptions, type ToolSet } from 'ai';
+import { type JsonSchema, type Tool, type ToolBindingNameOptions, toolBindingName } from '@sluice/permissions';
+import type { ToolExecutionOptions, ToolSet } from 'ai';
+import { parseWithSchema, resolveSchema } from './ai-sdk-schema.js';
 
 /** What a host call needs from the `run_code` call that started the run: the AI SDK's execution options. */
 export type ExecutionOptionsLookup = (runId: string) => ToolExecutionOptions | undefined;
@@ -16,12 +17,22 @@ export interface ConvertedTools {
 
 /**
  * Turns an AI SDK toolset into tools a program may call: each schema is resolved to JSON Schema
- * (zod, Standard Schema and `jsonSchema()` alike), and each call runs the tool's own `execute`
- * with the `run_code` call's messages and context, a tool call id of `<run_code id>/<call id>`, and
- * an abort signal that fires when the run ends. A result goes through JSON as the AI SDK would send
- * it to the model (`undefined` becomes `null`); a streaming tool's last value is its result.
+ * (zod, Standard Schema and `jsonSchema()` alike) for the declarations and the first check, and each
+ * input is then parsed by the tool's own schema, as the AI SDK does before `execute`: zod's
+ * defaults, transforms and refinements hold, and a refused input is an error in the program naming
+ * the path and the problem. `execute` gets the parsed input and the `run_code` call's execution
+ * options (messages, and `experimental_context` in ai 6 or `context` in ai 7), with a tool call id
+ * of `<run_code id>/<call id>` and an abort signal that fires when the run ends. A result goes
+ * through JSON as the AI SDK would send it to the model (`undefined` becomes `null`); a streaming
+ * tool's last value is its result. `naming` must be the naming options the bindings use, so errors
+ * name the tool as the program calls it. Throws `InvalidRequestError` naming the tool for a schema
+ * the AI SDK cannot convert.
  */
-export async function convertAiSdkTools(toolSet: ToolSet, lookup: ExecutionOptionsLookup): Promise<ConvertedTools> {
+export async function convertAiSdkTools(
+  toolSet: ToolSet,
+  lookup: ExecutionOptionsLookup,
+  naming: ToolBindingNameOptions = {},
+): Promise<ConvertedTools> {
   const tools: Tool[] = [];
   const needsApproval: string[] = [];
   const leftOut: { name: string; reason: string }[] = [];
@@ -35,34 +46,49 @@ export async function convertAiSdkTools(toolSet: ToolSet, lookup: ExecutionOptio
       leftOut.push({ name, reason: 'it has no execute function' });
       continue;
     }
-    const inputSchema = (await asSchema(aiTool.inputSchema).jsonSchema) as JsonSchema;
-    const outputSchema =
+    const input = await resolveSchema(name, 'inputSchema', aiTool.inputSchema);
+    const outputSchema: JsonSchema | undefined =
       'outputSchema' in aiTool && aiTool.outputSchema !== undefined
-        ? ((await asSchema(aiTool.outputSchema).jsonSchema) as JsonSchema)
+        ? (await resolveSchema(name, 'outputSchema', aiTool.outputSchema)).jsonSchema
         : undefined;
     if (aiTool.needsApproval !== undefined && aiTool.needsApproval !== false) needsApproval.push(name);
     tools.push({
       name,
       description: aiTool.description ?? '',
-      inputSchema,
+      inputSchema: input.jsonSchema,
       ...(outputSchema === undefined ? {} : { outputSchema }),
-      execute: async (input, context) => {
+      execute: async (given, context) => {
+        const parsed = await parseWithSchema(input.schema, given);
+        if (!parsed.ok) {
+          throw new Error(
+            `Invalid input for ${bindingLabel(name, naming)}: ${parsed.problems.join('; ')}. Fix the argument and call it again.`,
+          );
+        }
         const parent = lookup(context.runId);
-        const output: unknown = await lastValue(
-          execute(input as never, {
-            toolCallId: `${parent?.toolCallId ?? 'run_code'}/${context.callId}`,
-            messages: parent?.messages ?? [],
-            abortSignal: context.signal,
-            ...(parent?.experimental_context === undefined
-              ? {}
-              : { experimental_context: parent.experimental_context }),
-          }),
-        );
+        // Every execution option of the run_code call is passed on (ai 6's experimental_context, ai 7's
+        // context and sandbox), but the call id and the abort signal are this call's own.
+        const options: ToolExecutionOptions = {
+          messages: [],
+          ...parent,
+          toolCallId: `${parent?.toolCallId ?? 'run_code'}/${context.callId}`,
+          abortSignal: context.signal,
+        };
+        const output: unknown = await lastValue(execute(parsed.value as never, options));
         return asJson(output);
       },
     });
   }
   return { tools, needsApproval, leftOut };
+}
+
+/** The name the program calls the tool by (`tools.readFile`), as in the declarations. */
+function bindingLabel(name: string, naming: ToolBindingNameOptions): string {
+  try {
+    const binding = toolBindingName(name, naming);
+    return `${binding.namespace}.${binding.name}`;
+  } catch {
+    return name;
+  }
 }
 
 async function lastValue(output: unknown): Promise<unknown> {

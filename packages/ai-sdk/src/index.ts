@@ -1,4 +1,5 @@
 export {
+  type AiSdkRunCodeOutput,
   type AiSdkRunCodeTool,
   type AiSdkRunCodeToolOptions,
   createAiSdkRunCodeTool,

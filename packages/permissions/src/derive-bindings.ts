@@ -8,11 +8,11 @@ import {
 } from '@sluice/code-runtime';
 import { type ApprovalCallback, type ApprovalRecord, requestApproval } from './approval.js';
 import type { DenialCause, PermissionDecision } from './audit-log.js';
+import { dropRefusedNulls } from './optional-nulls.js';
 import { denialMessage, describeAvailable, invalidInputMessage, invalidOutputMessage } from './permission-messages.js';
 import { createPolicy, isPolicy, type Policy } from './policy.js';
 import type { PolicyDefinition } from './policy-definition.js';
 import { evaluatePolicy, mayBeAllowed, type PolicyVerdict } from './policy-evaluate.js';
-import { dropRefusedNulls } from './optional-nulls.js';
 import { mapPositional } from './positional-arguments.js';
 import type { Tool } from './tool.js';
 import type { ToolBindingNameOptions } from './tool-binding-name.js';
@@ -59,7 +59,7 @@ export function deriveBindings(
     let text = available.get(current);
     if (text === undefined) {
       text = describeAvailable(
-        catalog.filter((entry) => mayBeAllowed(current, entry.tool.name)).map((entry) => entry.binding),
+        catalog.filter((entry) => mayBeAllowed(current, entry.tool.name, settings)).map((entry) => entry.binding),
       );
       available.set(current, text);
     }
@@ -136,7 +136,7 @@ function hostFunction(
     } catch {
       return deny('policy-error', denialMessage({ binding, cause: 'policy-error' }));
     }
-    const verdict = evaluatePolicy(policy, tool.name, input);
+    const verdict = evaluatePolicy(policy, tool.name, input, settings);
     if (verdict.effect === 'deny') {
       const cause = verdict.rule === undefined ? 'default' : 'rule';
       return deny(cause, denialMessage({ binding, cause, verdict, available: availableText(policy) }), verdict);

@@ -15,6 +15,7 @@ export {
 export { type DeriveBindingsOptions, deriveBindings, type PolicySource } from './derive-bindings.js';
 export { createPathGuard, type PathGuard, type PathGuardOptions, pathGuardProblem } from './path-guard.js';
 export { createPolicy, isPolicy, type Policy } from './policy.js';
+export { type UnmatchedToolPattern, unmatchedToolPatterns } from './policy-coverage.js';
 export {
   type ArgumentPredicate,
   type PolicyDefinition,

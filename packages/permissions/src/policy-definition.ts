@@ -30,7 +30,11 @@ export interface ArgumentPredicate {
 
 /** One rule. The first rule whose `tool` and `when` both match a call decides it. */
 export interface PolicyRule {
-  /** Tool names (not binding names) this rule covers; `*` matches any run of characters, `?` any one. */
+  /**
+   * Tools this rule covers, by their own name (`everything__get-env`) or their binding, as the program
+   * writes it (`everything.get_env`) or with `__` (`everything__get_env`); `*` matches any run of
+   * characters, `?` any one.
+   */
   readonly tool: string | readonly string[];
   readonly effect: PolicyEffect;
   /**

@@ -1,6 +1,8 @@
 import type { JsonValue } from '@sluice/code-runtime';
 import { compiledPolicy, type Policy } from './policy.js';
 import type { PolicyEffect } from './policy-definition.js';
+import { policyToolNames } from './policy-tool-names.js';
+import type { ToolBindingNameOptions } from './tool-binding-name.js';
 
 /** The rule that decided a call; absent from a verdict when the policy's default did. */
 export interface MatchedRule {
@@ -25,13 +27,22 @@ export interface PolicyVerdict {
 
 /**
  * Decides a call: the first rule whose tool pattern matches `toolName` and whose conditions all
- * hold for `input` gives the effect; when none does, the policy's default does.
+ * hold for `input` gives the effect; when none does, the policy's default does. A pattern matches
+ * the tool's own name (`everything__get-env`) or its binding, as the program writes it
+ * (`everything.get_env`) or with `__` (`everything__get_env`); `options` are the naming options the
+ * bindings were made with (`deriveBindings` passes its own).
  */
-export function evaluatePolicy(policy: Policy, toolName: string, input: JsonValue): PolicyVerdict {
+export function evaluatePolicy(
+  policy: Policy,
+  toolName: string,
+  input: JsonValue,
+  options: ToolBindingNameOptions = {},
+): PolicyVerdict {
   const { rules, defaultEffect, defaultReason } = compiledPolicy(policy);
+  const names = policyToolNames(toolName, options);
   let unmet: string | undefined;
   for (const rule of rules) {
-    if (!rule.matchesTool(toolName)) continue;
+    if (!names.some((name) => rule.matchesTool(name))) continue;
     let problem: string | undefined;
     for (const check of rule.checks) {
       problem = check(input);
@@ -57,11 +68,13 @@ export function evaluatePolicy(policy: Policy, toolName: string, input: JsonValu
 /**
  * Whether some call of `toolName` could be allowed (outright or after approval): false only when a
  * rule without conditions, or the default, denies it before any `allow` or `ask` rule could match.
+ * Rules match the tool's names as in {@link evaluatePolicy}.
  */
-export function mayBeAllowed(policy: Policy, toolName: string): boolean {
+export function mayBeAllowed(policy: Policy, toolName: string, options: ToolBindingNameOptions = {}): boolean {
   const { rules, defaultEffect } = compiledPolicy(policy);
+  const names = policyToolNames(toolName, options);
   for (const rule of rules) {
-    if (!rule.matchesTool(toolName)) continue;
+    if (!names.some((name) => rule.matchesTool(name))) continue;
     if (rule.effect !== 'deny') return true;
     if (rule.checks.length === 0) return false;
   }

@@ -14,9 +14,19 @@ export interface CompiledRule {
   readonly index: number;
   readonly effect: PolicyEffect;
   readonly matchesTool: (toolName: string) => boolean;
+  /** Each pattern of `tool`, with where it is written (`rules[2].tool[1]`), for coverage checks. */
+  readonly patterns: readonly CompiledPattern[];
   readonly checks: readonly ArgumentCheck[];
   readonly reason?: string;
   readonly description?: string;
+}
+
+/** @internal One tool-name pattern of a rule. */
+export interface CompiledPattern {
+  readonly pattern: string;
+  /** Where the pattern is written: `rules[2].tool`, or `rules[2].tool[1]` in an array. */
+  readonly setting: string;
+  readonly test: (toolName: string) => boolean;
 }
 
 /** @internal A policy ready to decide calls. */
@@ -79,9 +89,9 @@ function compileRule(value: unknown, index: number): CompiledRule {
   if (!Array.isArray(patterns) || patterns.length === 0) {
     fail(`${at}.tool`, `must be a tool-name pattern or a non-empty array of them, got ${describe(rule.tool)}`);
   }
-  const tests = patterns.map((pattern, position) => {
-    const field = typeof rule.tool === 'string' ? `${at}.tool` : `${at}.tool[${position}]`;
-    return compileToolPattern(text(pattern, field));
+  const compiledPatterns = patterns.map((pattern, position): CompiledPattern => {
+    const setting = typeof rule.tool === 'string' ? `${at}.tool` : `${at}.tool[${position}]`;
+    return { pattern, setting, test: compileToolPattern(text(pattern, setting)) };
   });
   const reason = rule.reason === undefined ? undefined : text(rule.reason, `${at}.reason`);
   if (reason !== undefined && ruleEffect !== 'deny') fail(`${at}.reason`, 'is only for rules whose effect is deny');
@@ -99,7 +109,8 @@ function compileRule(value: unknown, index: number): CompiledRule {
   return {
     index,
     effect: ruleEffect,
-    matchesTool: (toolName) => tests.some((test) => test(toolName)),
+    matchesTool: (toolName) => compiledPatterns.some((compiledPattern) => compiledPattern.test(toolName)),
+    patterns: compiledPatterns,
     checks,
     ...(reason === undefined ? {} : { reason }),
     ...(description === undefined ? {} : { description }),

@@ -1,0 +1,34 @@
+import { compiledPolicy, type Policy } from './policy.js';
+import { policyToolNames } from './policy-tool-names.js';
+import type { ToolBindingNameOptions } from './tool-binding-name.js';
+
+/** A tool-name pattern of a policy rule that names none of the tools it was checked against. */
+export interface UnmatchedToolPattern {
+  /** The rule's position in `rules`, from 0. */
+  readonly rule: number;
+  /** The pattern as written. */
+  readonly pattern: string;
+  /** Where it is written: `rules[2].tool`, or `rules[2].tool[1]` when `tool` is an array. */
+  readonly setting: string;
+}
+
+/**
+ * The tool-name patterns of `policy` that match none of `toolNames` by any name a rule may use for a
+ * tool (its own name, or its binding as `github.create_issue` or `github__create_issue`), in rule
+ * order. Such a pattern is usually a typo or a renamed tool: the rule never applies, so a call it was
+ * meant to deny goes to a later rule or the default. Pass the same naming options as to `deriveBindings`.
+ */
+export function unmatchedToolPatterns(
+  policy: Policy,
+  toolNames: readonly string[],
+  options: ToolBindingNameOptions = {},
+): UnmatchedToolPattern[] {
+  const names = toolNames.flatMap((toolName) => policyToolNames(toolName, options));
+  const unmatched: UnmatchedToolPattern[] = [];
+  for (const rule of compiledPolicy(policy).rules) {
+    for (const { pattern, setting, test } of rule.patterns) {
+      if (!names.some((name) => test(name))) unmatched.push({ rule: rule.index, pattern, setting });
+    }
+  }
+  return unmatched;
+}

@@ -1,0 +1,17 @@
+import { mapToolName, type ToolBindingNameOptions } from './tool-binding-name.js';
+
+/**
+ * @internal The names a policy rule may use for a tool: its own name (`everything__get-env`), the
+ * binding the program calls (`everything.get_env`), and that binding written with `__`
+ * (`everything__get_env`). A name that cannot become a binding has only itself. Bindings are unique
+ * in a tool list, so a rule naming one tool exactly by any of these names covers only that tool.
+ */
+export function policyToolNames(toolName: string, options: ToolBindingNameOptions = {}): readonly string[] {
+  const mapped = mapToolName(toolName, options);
+  if (typeof mapped === 'string') return [toolName];
+  const names = [toolName];
+  for (const alias of [`${mapped.namespace}.${mapped.name}`, `${mapped.namespace}__${mapped.name}`]) {
+    if (!names.includes(alias)) names.push(alias);
+  }
+  return names;
+}

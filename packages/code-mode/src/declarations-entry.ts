@@ -1,12 +1,14 @@
 import { InvalidRequestError } from '@sluice/code-runtime';
 import { type ToolBindingName, type ToolBindingNameOptions, toolBindingName } from '@sluice/permissions';
+import { defineToolContent, type UntypedResults } from './declarations-tool-content.js';
 import { schemaToType } from './schema-convert.js';
 import { type JsonSchema, pascalCase, type TypeNode } from './schema-model.js';
 import { DefinitionRegistry } from './schema-registry.js';
 
 /**
  * What the declarations need of a tool: a `Tool` from `@sluice/permissions` fits, and so does any
- * object with these fields. Schemas are JSON Schema; a missing output schema declares `unknown`.
+ * object with these fields. Schemas are JSON Schema; a missing output schema declares `unknown`
+ * (or `ToolContent`, see {@link UntypedResults}).
  */
 export interface DeclaredTool {
   readonly name: string;
@@ -36,11 +38,22 @@ export const summaryLength = 120;
 export interface DeclaredSet {
   readonly entries: readonly DeclaredEntry[];
   readonly definitions: ReadonlyMap<string, TypeNode>;
+  /** Whether some entry resolves with `ToolContent`, so the declarations should say what that is. */
+  readonly toolContent: boolean;
 }
 
 /** Builds the entries for `tools`, mapping names exactly as `@sluice/permissions` binds them. */
-export function declareTools(tools: readonly DeclaredTool[], naming: ToolBindingNameOptions = {}): DeclaredSet {
+export function declareTools(
+  tools: readonly DeclaredTool[],
+  naming: ToolBindingNameOptions = {},
+  untypedResults: UntypedResults = 'unknown',
+): DeclaredSet {
   const registry = new DefinitionRegistry();
+  // Named before any schema's types, so the names the note uses are the plain ones.
+  const toolContent =
+    untypedResults === 'tool-content' && tools.some((tool) => tool.outputSchema === undefined)
+      ? defineToolContent(registry)
+      : undefined;
   const sorted = [...tools]
     .map((tool) => ({ tool, binding: toolBindingName(tool.name, naming) }))
     .sort((left, right) => {
@@ -69,10 +82,13 @@ export function declareTools(tools: readonly DeclaredTool[], naming: ToolBinding
       doc: [description, renamed].filter((part) => part !== '').join('\n\n'),
       summary: oneLineSummary(description),
       input: schemaToType(tool.inputSchema, { hint: `${hint}Input`, registry }),
-      output: schemaToType(tool.outputSchema, { hint: `${hint}Output`, registry }),
+      output:
+        toolContent !== undefined && tool.outputSchema === undefined
+          ? toolContent
+          : schemaToType(tool.outputSchema, { hint: `${hint}Output`, registry }),
     };
   });
-  return { entries, definitions: registry.definitions };
+  return { entries, definitions: registry.definitions, toolContent: toolContent !== undefined };
 }
 
 /** The first sentence of `description` on one line, cut with `…` past {@link summaryLength} characters. */

@@ -13,18 +13,23 @@ export const pythonPreamble =
   '# plain dicts and lists.\n' +
   'from typing import Any, Literal, NotRequired, TypedDict\n';
 
-/** Typed async stubs: TypedDicts for object types (named once, shared when identical), then one class per namespace. */
+/** Typed async stubs: the preamble and `note`, TypedDicts for object types (named once, shared when identical), then one class per namespace. */
 export function pythonDeclarations(
   entries: readonly DeclaredEntry[],
   definitions: ReadonlyMap<string, TypeNode>,
-  options: { readonly preamble?: boolean } = {},
+  options: { readonly preamble?: boolean; readonly note?: string } = {},
 ): string {
   const types = new PythonTypes(definitions);
   const namespaces = groupByNamespace(entries).map(([namespace, members]) => {
     const body = members.map((entry) => pythonMember(entry, types)).join('\n');
     return `class ${namespace}:\n${body}`;
   });
-  return [...(options.preamble === false ? [] : [pythonPreamble]), ...types.blocks, ...namespaces].join('\n');
+  return [
+    ...(options.preamble === false ? [] : [pythonPreamble]),
+    ...(options.note === undefined ? [] : [`${options.note}\n`]),
+    ...types.blocks,
+    ...namespaces,
+  ].join('\n');
 }
 
 function pythonMember(entry: DeclaredEntry, types: PythonTypes): string {

@@ -72,12 +72,13 @@ export function typescriptType(node: TypeNode, indent = ''): string {
   }
 }
 
-/** Every type alias the entries need (recursive `$ref`s), then one `declare const` per namespace. */
+/** A `note` comment, every type alias the entries need (recursive `$ref`s), then one `declare const` per namespace. */
 export function typescriptDeclarations(
   entries: readonly DeclaredEntry[],
   definitions: ReadonlyMap<string, TypeNode>,
+  note?: string,
 ): string {
-  const parts: string[] = [];
+  const parts: string[] = note === undefined ? [] : [`${note}\n`];
   for (const [name, type] of [...definitions].sort(([left], [right]) => compare(left, right))) {
     parts.push(`type ${name} = ${typescriptType(type)};\n`);
   }

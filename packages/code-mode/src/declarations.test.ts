@@ -53,6 +53,12 @@ function shuffled<T>(items: readonly T[]): T[] {
 
 const everything = { tokenBudget: 1_000_000 };
 
+const untypedTool = {
+  name: 'content__fetch_page',
+  description: 'A page as MCP content.',
+  inputSchema: { type: 'object', properties: { url: { type: 'string' } }, required: ['url'] },
+};
+
 describe('generateDeclarations', () => {
   it('declares a realistic tool set in TypeScript', async () => {
     const declarations = generateDeclarations(realisticTools, { language: 'typescript' });
@@ -91,6 +97,13 @@ describe('generateDeclarations', () => {
         [],
       );
       expect(typescriptProblems(generateDeclarations(tools, { language: 'typescript' }).text)).toEqual([]);
+      const content = generateDeclarations([...tools, untypedTool], {
+        language: 'typescript',
+        ...everything,
+        untypedResults: 'tool-content',
+      });
+      expect(content.text).toContain('Promise<ToolContent>');
+      expect(typescriptProblems(content.text)).toEqual([]);
     }
   });
 
@@ -98,6 +111,13 @@ describe('generateDeclarations', () => {
     for (const tools of [realisticTools, mcpCatalogue()]) {
       expect(pythonProblems(generateDeclarations(tools, { language: 'python', ...everything }).text)).toBe('');
       expect(pythonProblems(generateDeclarations(tools, { language: 'python' }).text)).toBe('');
+      const content = generateDeclarations([...tools, untypedTool], {
+        language: 'python',
+        ...everything,
+        untypedResults: 'tool-content',
+      });
+      expect(content.text).toContain('-> ToolContent:');
+      expect(pythonProblems(content.text)).toBe('');
     }
   });
 

@@ -2,6 +2,7 @@ import { type CodeRuntimeLanguage, InvalidRequestError, utf8ByteLength, wellForm
 import type { ToolBindingNameOptions } from '@sluice/permissions';
 import { type DeclaredEntry, type DeclaredSet, type DeclaredTool, declareTools } from './declarations-entry.js';
 import { pythonDeclarations, pythonPreamble } from './declarations-python.js';
+import { toolContentNote, type UntypedResults } from './declarations-tool-content.js';
 import { groupByNamespace, typescriptDeclarations } from './declarations-typescript.js';
 import { discoveryNamespace, ToolDiscovery } from './tool-discovery.js';
 
@@ -28,6 +29,11 @@ export interface DeclarationsOptions {
   readonly tokenBudget?: number;
   /** How tool names become binding names; pass what you pass to `@sluice/permissions`, so both agree. */
   readonly naming?: ToolBindingNameOptions;
+  /**
+   * What a tool without an output schema resolves with: `unknown` (default), or `tool-content` for
+   * MCP tools, declared as `ToolContent` (one text as a string, one image, `""`, or the content list).
+   */
+  readonly untypedResults?: UntypedResults;
 }
 
 /** What the model reads about the tools, and what a run needs to back it up. */
@@ -66,7 +72,7 @@ export function generateDeclarations(tools: readonly DeclaredTool[], options: De
       field: 'tokenBudget',
     });
   }
-  const set = declareTools(tools, options.naming);
+  const set = declareTools(tools, options.naming, options.untypedResults);
   const reserved = set.entries.find((entry) => entry.binding.namespace === discoveryNamespace);
   if (reserved !== undefined) {
     throw new InvalidRequestError({
@@ -84,7 +90,10 @@ export function generateDeclarations(tools: readonly DeclaredTool[], options: De
     estimatedTokens: estimateTokens(text),
     fullTokens,
     paths: set.entries.map((entry) => entry.path),
-    discovery: mode === 'full' ? undefined : new ToolDiscovery(tools, language, options.naming),
+    discovery:
+      mode === 'full'
+        ? undefined
+        : new ToolDiscovery(tools, language, options.naming, { untypedResults: options.untypedResults ?? 'unknown' }),
   });
   if (fullTokens <= budget) return result('full', full);
   const summary = summaryText(set.entries, language, fullTokens, true);
@@ -94,9 +103,10 @@ export function generateDeclarations(tools: readonly DeclaredTool[], options: De
 
 /** The full declarations of a declared set, in `language`. */
 export function renderSet(set: DeclaredSet, language: CodeRuntimeLanguage): string {
+  const note = set.toolContent ? toolContentNote(language) : undefined;
   return language === 'python'
-    ? pythonDeclarations(set.entries, set.definitions)
-    : typescriptDeclarations(set.entries, set.definitions);
+    ? pythonDeclarations(set.entries, set.definitions, note === undefined ? {} : { note })
+    : typescriptDeclarations(set.entries, set.definitions, note);
 }
 
 function summaryText(

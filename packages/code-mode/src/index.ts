@@ -6,6 +6,13 @@ export {
   type ToolDeclarations,
 } from './declarations.js';
 export { type DeclaredTool, oneLineSummary, summaryLength } from './declarations-entry.js';
+export type { UntypedResults } from './declarations-tool-content.js';
+export {
+  createReadOutputTool,
+  type ReadOutputAnswer,
+  type ReadOutputTool,
+  readOutputToolName,
+} from './read-output-tool.js';
 export {
   defaultResultTokenBudget,
   minResultTokenBudget,
@@ -13,12 +20,29 @@ export {
   type RenderResultOptions,
   renderResult,
 } from './result-budget.js';
+export {
+  type ImageContent,
+  maxResultImageBytes,
+  maxResultImages,
+  type TakenImages,
+  takeImages,
+} from './result-images.js';
 export { formatBytes, type RenderedSections, renderSections, summaryLine } from './result-render.js';
+export {
+  defaultSpillRetentionMs,
+  maxSpillRetentionMs,
+  minSpillRetentionMs,
+  type OutputPage,
+  ResultSpill,
+  type ResultSpillOptions,
+} from './result-spill.js';
+export { type RunCodeStructuredResult, runCodeOutputSchema, structuredResult } from './result-structured.js';
 export { type RunCodeDescriptionInput, runCodeDescription } from './run-code-description.js';
 export {
   createRunCodeTool,
   type RunCodeInput,
   type RunCodeOutcome,
+  type RunCodeResultOptions,
   type RunCodeRunOptions,
   type RunCodeTool,
   type RunCodeToolOptions,

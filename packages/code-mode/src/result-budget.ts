@@ -1,15 +1,7 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import {
-  type CodeRunResult,
-  foreignText,
-  InvalidRequestError,
-  truncateUtf8,
-  utf8ByteLength,
-} from '@sluice/code-runtime';
+import { type CodeRunResult, InvalidRequestError, truncateUtf8, utf8ByteLength } from '@sluice/code-runtime';
 import { estimateTokens } from './declarations.js';
 import { renderSections } from './result-render.js';
+import { defaultSpillRetentionMs, formatRetention, ResultSpill } from './result-spill.js';
 
 /** The default {@link RenderResultOptions.tokenBudget}: about 24 KB of text. */
 export const defaultResultTokenBudget = 6_000;
@@ -25,10 +17,23 @@ export interface RenderResultOptions {
    */
   readonly tokenBudget?: number;
   /**
-   * Where the full text of a cut result is written, as `<runId>.txt` (the directory is created,
-   * owner-only). Default `<os tmpdir>/sluice-results`.
+   * Where the full text of a cut result is written, as `sluice-output-<runId>.txt` (the directory
+   * is created, owner-only). Default `<os tmpdir>/sluice-results`. Ignored when `spill` is given.
    */
   readonly spillDirectory?: string;
+  /**
+   * How long the full text of a cut result is kept, in milliseconds (see {@link ResultSpill}).
+   * Default one hour. Ignored when `spill` is given.
+   */
+  readonly spillRetentionMs?: number;
+  /** Where cut results are kept; by default a spill over `spillDirectory` and `spillRetentionMs`. */
+  readonly spill?: ResultSpill;
+  /**
+   * The name of the tool the model pages through kept output with (`read_output`), when it has one:
+   * the cut marker then names the output's id and the offset of the cut. Without it the text says
+   * only how much was cut; host paths are never shown to the model.
+   */
+  readonly readOutputTool?: string;
 }
 
 /** A result as the model reads it. */
@@ -38,15 +43,17 @@ export interface RenderedResult {
   readonly estimatedTokens: number;
   /** Whether the budget cut the text. The text then says so in its header and at the cut. */
   readonly cut: boolean;
-  /** Where the full text was written, when it was cut and the file could be written. */
+  /** Where the full text was written, when it was cut and the file could be written. For the host; the model is never told. */
   readonly spillPath: string | undefined;
+  /** The id the full text is kept under for the paging tool, when it was cut and could be kept. */
+  readonly outputId?: string | undefined;
 }
 
 /**
  * Renders a run's result for the model (see {@link renderSections}) under a token budget. Over
- * budget, the middle of the body is replaced by a marker saying how much was cut and where the
- * full text was written; if the file cannot be written the marker says that instead. Never a
- * silent cut.
+ * budget, the middle of the body is replaced by a marker saying how much was cut and, when the
+ * model has a paging tool, the id and offset to read it from; the full text is kept by the spill
+ * for its retention. Never a silent cut.
  */
 export function renderResult(result: CodeRunResult, options: RenderResultOptions = {}): RenderedResult {
   const budget = options.tokenBudget ?? defaultResultTokenBudget;
@@ -61,34 +68,41 @@ export function renderResult(result: CodeRunResult, options: RenderResultOptions
   if (estimateTokens(full) <= budget) {
     return { text: full, estimatedTokens: estimateTokens(full), cut: false, spillPath: undefined };
   }
-  const spill = writeSpill(options.spillDirectory ?? join(tmpdir(), 'sluice-results'), result.runId, full);
+  const spill = (
+    options.spill ??
+    new ResultSpill({
+      ...(options.spillDirectory === undefined ? {} : { directory: options.spillDirectory }),
+      ...(options.spillRetentionMs === undefined ? {} : { retentionMs: options.spillRetentionMs }),
+    })
+  ).write(result.runId, full);
+  const kept = 'id' in spill ? spill : undefined;
   const cutHeader = `${header} · cut to fit ${budget} tokens`;
   const fullBytes = utf8ByteLength(full);
-  const where =
-    spill.path === undefined
-      ? `The full text could not be saved (${spill.error}).`
-      : `The full text (${fullBytes} bytes) is in ${spill.path}.`;
-  const marker = (cutBytes: number) =>
-    `[sluice] ✂ ${cutBytes} bytes (about ${Math.ceil(cutBytes / 4)} tokens) were cut here to keep this result under ${budget} tokens. ${where} Print less, or return a smaller value, to see it all.`;
+  const bodyStart = utf8ByteLength(header) + 1;
+  const marker = (cutBytes: number, cutAt: number) => {
+    const how =
+      options.readOutputTool === undefined
+        ? 'Print less, or return a smaller value, to see it all.'
+        : kept === undefined
+          ? 'The full text could not be kept; print less, or return a smaller value, to see it all.'
+          : `The full text (${fullBytes} bytes) is kept for ${formatRetention(options.spill?.retentionMs ?? options.spillRetentionMs ?? defaultSpillRetentionMs)}: call ${options.readOutputTool} with {"id": ${JSON.stringify(kept.id)}, "offset": ${cutAt}} to read on from the cut.`;
+    return `[sluice] ✂ ${cutBytes} bytes (about ${Math.ceil(cutBytes / 4)} tokens) were cut here to keep this result under ${budget} tokens. ${how}`;
+  };
   // The marker's own length depends on the number it reports; reserve room for the widest number.
-  const reserve = utf8ByteLength(cutHeader) + utf8ByteLength(marker(fullBytes)) + 4;
+  const reserve = utf8ByteLength(cutHeader) + utf8ByteLength(marker(fullBytes, fullBytes)) + 4;
   const room = Math.max(0, budget * 4 - reserve);
   const head = headLines(body, Math.floor(room * 0.6));
   const tail = tailLines(body.slice(head.length), room - utf8ByteLength(head));
-  const cutBytes = utf8ByteLength(body) - utf8ByteLength(head) - utf8ByteLength(tail);
-  const text = `${cutHeader}\n${head}${head.endsWith('\n') || head === '' ? '' : '\n'}${marker(cutBytes)}\n${tail}`;
-  return { text, estimatedTokens: estimateTokens(text), cut: true, spillPath: spill.path };
-}
-
-function writeSpill(directory: string, runId: string, text: string): { path?: string; error?: string } {
-  const path = join(directory, `${runId.replace(/[^A-Za-z0-9_-]/g, '_')}.txt`);
-  try {
-    mkdirSync(directory, { recursive: true, mode: 0o700 });
-    writeFileSync(path, text, { mode: 0o600 });
-    return { path };
-  } catch (error) {
-    return { error: foreignText(error, 1024) };
-  }
+  const headBytes = utf8ByteLength(head);
+  const cutBytes = utf8ByteLength(body) - headBytes - utf8ByteLength(tail);
+  const text = `${cutHeader}\n${head}${head.endsWith('\n') || head === '' ? '' : '\n'}${marker(cutBytes, bodyStart + headBytes)}\n${tail}`;
+  return {
+    text,
+    estimatedTokens: estimateTokens(text),
+    cut: true,
+    spillPath: kept?.path,
+    outputId: options.readOutputTool === undefined ? undefined : kept?.id,
+  };
 }
 
 /** The longest prefix within `maxBytes`, ending at a line break when one falls in its last quarter. */

@@ -296,24 +296,53 @@ describe('renderResult', () => {
     expect(rendered.text.endsWith('  "lines": 2000\n}\n')).toBe(true);
   });
 
-  it('writes the full text to the spill file and names it in the marker', () => {
+  it('writes the full text to the spill file and never shows the model its path', () => {
     const result = floodOfLogs(2_000);
     const directory = scratch();
     const rendered = renderResult(result, { tokenBudget: 1_000, spillDirectory: directory });
-    expect(rendered.spillPath).toBe(join(directory, `${result.runId}.txt`));
-    expect(rendered.text).toContain(`is in ${rendered.spillPath}.`);
+    expect(rendered.spillPath).toBe(join(directory, `sluice-output-${result.runId}.txt`));
+    expect(rendered.text).not.toContain(directory);
+    expect(rendered.text).toContain('Print less, or return a smaller value, to see it all.');
+    expect(rendered.outputId).toBeUndefined();
     const full = readFileSync(rendered.spillPath!, 'utf8');
     expect(full).toBe(Object.values(renderSections(result)).join('\n'));
     expect(full).toContain(`line 1999 ${'x'.repeat(60)}`);
   });
 
-  it('says so in the marker when the spill file cannot be written, and still cuts visibly', () => {
+  it('names the output id and the byte offset of the cut when the model has a paging tool', () => {
+    const result = floodOfLogs(2_000);
+    const directory = scratch();
+    const rendered = renderResult(result, {
+      tokenBudget: 1_000,
+      spillDirectory: directory,
+      readOutputTool: 'read_output',
+    });
+    expect(rendered.outputId).toBe(result.runId);
+    const [, id, offset] = /call read_output with \{"id": "([^"]+)", "offset": (\d+)\} to read on from the cut\./.exec(
+      rendered.text,
+    )!;
+    expect(id).toBe(result.runId);
+    expect(rendered.text).toContain('is kept for 1 hour');
+    expect(rendered.text).not.toContain(directory);
+    const full = Buffer.from(readFileSync(rendered.spillPath!));
+    const shown = rendered.text.split('\n[sluice] ✂')[0]!.split('\n').slice(1).join('\n');
+    // What the model saw before the marker ends exactly where the offset points.
+    expect(full.subarray(0, Number(offset)).toString('utf8').endsWith(`${shown}\n`)).toBe(true);
+  });
+
+  it('says so in the marker when the spill file cannot be written, naming no path, and still cuts visibly', () => {
     const blocker = join(scratch(), 'not-a-directory');
     writeFileSync(blocker, 'a file where the directory should be');
-    const rendered = renderResult(floodOfLogs(2_000), { tokenBudget: 1_000, spillDirectory: blocker });
+    const rendered = renderResult(floodOfLogs(2_000), {
+      tokenBudget: 1_000,
+      spillDirectory: blocker,
+      readOutputTool: 'read_output',
+    });
     expect(rendered.cut).toBe(true);
     expect(rendered.spillPath).toBeUndefined();
-    expect(rendered.text).toMatch(/\[sluice\] ✂ .* The full text could not be saved \(.+\)\./);
+    expect(rendered.outputId).toBeUndefined();
+    expect(rendered.text).toMatch(/\[sluice\] ✂ .* The full text could not be kept; print less/);
+    expect(rendered.text).not.toContain(blocker);
   });
 
   it('accounts for every byte: what is shown plus what the marker says was cut is the whole body', () => {

@@ -169,7 +169,8 @@ describe('createRunCodeTool', () => {
     expect(rendered.text).toContain('[sluice] ✂');
     expect(rendered.text).toContain('"done"');
     expect(readFileSync(rendered.spillPath!, 'utf8')).toContain(`line 399 ${'x'.repeat(40)}`);
-    expect(rendered.spillPath).toBe(join(spillDirectory, `${result?.runId}.txt`));
+    expect(rendered.spillPath).toBe(join(spillDirectory, `sluice-output-${result?.runId}.txt`));
+    expect(rendered.text).not.toContain(spillDirectory);
   });
 });
 

@@ -20,7 +20,17 @@ import {
 } from '@sluice/permissions';
 import { generateDeclarations, type ToolDeclarations } from './declarations.js';
 import { declareTools } from './declarations-entry.js';
-import { type RenderedResult, type RenderResultOptions, renderResult } from './result-budget.js';
+import type { UntypedResults } from './declarations-tool-content.js';
+import { createReadOutputTool, type ReadOutputTool, readOutputToolName } from './read-output-tool.js';
+import {
+  defaultResultTokenBudget,
+  type RenderedResult,
+  type RenderResultOptions,
+  renderResult,
+} from './result-budget.js';
+import { type ImageContent, takeImages } from './result-images.js';
+import { ResultSpill } from './result-spill.js';
+import { type RunCodeStructuredResult, runCodeOutputSchema, structuredResult } from './result-structured.js';
 import { runCodeDescription } from './run-code-description.js';
 import { readRuntimeLimits } from './runtime-limits.js';
 
@@ -36,8 +46,27 @@ export interface RunCodeToolOptions {
   readonly permissions?: DeriveBindingsOptions;
   /** Estimated tokens the declarations may take before they list only names (see `generateDeclarations`). */
   readonly declarationsTokenBudget?: number;
-  /** How results are rendered: token budget and spill directory. */
-  readonly result?: RenderResultOptions;
+  /** How results are rendered: token budget, where cut output is kept and for how long, paging, images. */
+  readonly result?: RunCodeResultOptions;
+  /**
+   * What tools without an output schema are declared to resolve with: `unknown` (default), or
+   * `tool-content` when they are MCP tools whose results arrive as `ToolContent`.
+   */
+  readonly untypedResults?: UntypedResults;
+}
+
+/** Result options for {@link createRunCodeTool}. */
+export interface RunCodeResultOptions extends Omit<RenderResultOptions, 'readOutputTool'> {
+  /**
+   * Whether the model has the `read_output` tool ({@link RunCodeTool.readOutput}): a cut result
+   * then names its output id and the offset of the cut. Default `false`: register the tool first.
+   */
+  readonly paging?: boolean;
+  /**
+   * Whether the host sends images found in the returned value along with the text (as MCP image
+   * content): the text then says `sent with this result` rather than `not shown`. Default `false`.
+   */
+  readonly attachImages?: boolean;
 }
 
 /** What the model sends: the program, and optionally a few words saying what it does. */
@@ -59,6 +88,10 @@ export interface RunCodeOutcome {
   /** `undefined` when the input was rejected before anything ran; `rendered.text` says why. */
   readonly result: CodeRunResult | undefined;
   readonly rendered: RenderedResult;
+  /** The result as data, matching {@link RunCodeTool.outputSchema}; `undefined` when nothing ran. */
+  readonly structured?: RunCodeStructuredResult | undefined;
+  /** Images in the returned value, to send along with the text when `result.attachImages` is set; otherwise empty. */
+  readonly images?: readonly ImageContent[];
 }
 
 /** The `run_code` tool: a definition to hand the model, and the function that serves its calls. */
@@ -68,6 +101,12 @@ export interface RunCodeTool {
   readonly description: string;
   /** `{ code, description? }` as JSON Schema. */
   readonly inputSchema: JsonObject;
+  /** The JSON Schema of {@link RunCodeOutcome.structured}. */
+  readonly outputSchema: JsonObject;
+  /** The `read_output` paging tool over this tool's cut results; offer it to the model when `result.paging` is set. */
+  readonly readOutput: ReadOutputTool;
+  /** Removes the kept output of cut results and stops their timers (not a `result.spill` handed in). Idempotent. */
+  dispose(): void;
   /** The declarations inside {@link description}, for the runtime's current language. */
   readonly declarations: ToolDeclarations;
   /** Serves a model's call: runs the program and resolves with the rendered text. Never rejects for what the program did. */
@@ -105,6 +144,22 @@ export function createRunCodeTool(options: RunCodeToolOptions): RunCodeTool {
       : { splitNamespaces: options.permissions.splitNamespaces }),
   };
   const toolBindings = withEmptyInputs(deriveBindings(tools, options.policy, options.permissions), tools, naming);
+  // A spill handed in is shared (several tools, one paging tool) and stays its owner's to dispose.
+  const ownSpill =
+    options.result?.spill === undefined
+      ? new ResultSpill({
+          ...(options.result?.spillDirectory === undefined ? {} : { directory: options.result.spillDirectory }),
+          ...(options.result?.spillRetentionMs === undefined ? {} : { retentionMs: options.result.spillRetentionMs }),
+        })
+      : undefined;
+  const spill = options.result?.spill ?? (ownSpill as ResultSpill);
+  const tokenBudget = options.result?.tokenBudget ?? defaultResultTokenBudget;
+  const renderOptions: RenderResultOptions = {
+    tokenBudget,
+    spill,
+    ...(options.result?.paging === true ? { readOutputTool: readOutputToolName } : {}),
+  };
+  const attachImages = options.result?.attachImages === true;
   const source = options.policy;
   const policy = typeof source === 'function' ? source() : isPolicy(source) ? source : createPolicy(source);
   // Tools the policy can never allow are not declared: the model should not plan around them.
@@ -119,6 +174,7 @@ export function createRunCodeTool(options: RunCodeToolOptions): RunCodeTool {
       const declarations = generateDeclarations(declared, {
         language,
         naming,
+        ...(options.untypedResults === undefined ? {} : { untypedResults: options.untypedResults }),
         ...(options.declarationsTokenBudget === undefined ? {} : { tokenBudget: options.declarationsTokenBudget }),
       });
       const limits = readRuntimeLimits(runtime);
@@ -139,6 +195,8 @@ export function createRunCodeTool(options: RunCodeToolOptions): RunCodeTool {
       return {
         result: undefined,
         rendered: { text, estimatedTokens: Math.ceil(text.length / 4), cut: false, spillPath: undefined },
+        structured: undefined,
+        images: [],
       };
     }
     const runtime = context.codeRuntime;
@@ -149,7 +207,15 @@ export function createRunCodeTool(options: RunCodeToolOptions): RunCodeTool {
       ...(runOptions.signal === undefined ? {} : { signal: runOptions.signal }),
       ...(runOptions.onEvent === undefined ? {} : { onEvent: runOptions.onEvent }),
     });
-    return { result, rendered: renderResult(result, options.result) };
+    const taken = result.ok ? takeImages(result.value, attachImages) : { value: undefined, images: [] };
+    const shown: CodeRunResult = result.ok && taken.value !== undefined ? { ...result, value: taken.value } : result;
+    const rendered = renderResult(shown, renderOptions);
+    const structured = structuredResult(shown, {
+      value: taken.value,
+      maxBytes: tokenBudget * 4,
+      outputId: rendered.outputId,
+    });
+    return { result, rendered, structured, images: taken.images };
   };
 
   return {
@@ -158,6 +224,10 @@ export function createRunCodeTool(options: RunCodeToolOptions): RunCodeTool {
       return forRuntime(context.codeRuntime).description;
     },
     inputSchema,
+    outputSchema: runCodeOutputSchema,
+    // A page fits the same budget as a result, with room for its header and footer.
+    readOutput: createReadOutputTool(spill, Math.max(512, tokenBudget * 4 - 256)),
+    dispose: () => ownSpill?.dispose(),
     get declarations() {
       return forRuntime(context.codeRuntime).declarations;
     },

@@ -2,6 +2,7 @@ import { type Bindings, type CodeRuntimeLanguage, type JsonValue, wellFormedText
 import type { ToolBindingNameOptions } from '@sluice/permissions';
 import { type DeclaredEntry, type DeclaredTool, declareTools } from './declarations-entry.js';
 import { pythonDeclarations } from './declarations-python.js';
+import { toolContentNote, type UntypedResults } from './declarations-tool-content.js';
 import { typescriptDeclarations } from './declarations-typescript.js';
 
 /** The binding namespace of the discovery functions: `sluice.searchTools`, `sluice.describeTool`. No tool may use it. */
@@ -36,9 +37,10 @@ export class ToolDiscovery {
     tools: readonly DeclaredTool[],
     private readonly language: CodeRuntimeLanguage,
     private readonly naming: ToolBindingNameOptions = {},
+    private readonly options: { readonly untypedResults?: UntypedResults } = {},
   ) {
     const byToolName = new Map(tools.map((tool) => [tool.name, tool]));
-    this.#indexed = declareTools(tools, naming).entries.map((entry) => ({
+    this.#indexed = declareTools(tools, naming, options.untypedResults).entries.map((entry) => ({
       entry,
       tool: byToolName.get(entry.toolName)!,
       nameWords: new Set([...words(entry.path), ...words(entry.toolName)]),
@@ -73,11 +75,12 @@ export class ToolDiscovery {
   describe(name: string): string | undefined {
     const found = this.#byName.get(name) ?? this.#uniqueBareName(name);
     if (found === undefined) return undefined;
-    const set = declareTools([found.tool], this.naming);
+    const set = declareTools([found.tool], this.naming, this.options.untypedResults);
+    const note = set.toolContent ? toolContentNote(this.language) : undefined;
     return wellFormedText(
       this.language === 'python'
-        ? pythonDeclarations(set.entries, set.definitions, { preamble: false })
-        : typescriptDeclarations(set.entries, set.definitions),
+        ? pythonDeclarations(set.entries, set.definitions, { preamble: false, ...(note === undefined ? {} : { note }) })
+        : typescriptDeclarations(set.entries, set.definitions, note),
     );
   }
 

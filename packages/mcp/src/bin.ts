@@ -12,9 +12,10 @@ try {
     process.argv.slice(2),
     { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr },
     controller.signal,
+    { commandName: 'sluice-mcp' },
   );
 } catch (error) {
-  process.stderr.write(`sluice mcp: internal error: ${foreignText(error, 64 * 1024, { stack: true })}\n`);
+  process.stderr.write(`sluice-mcp: internal error: ${foreignText(error, 64 * 1024, { stack: true })}\n`);
   process.exitCode = 1;
 }
 // Anything still holding the event loop (a stuck upstream) must not keep the process alive.

@@ -1,5 +1,21 @@
-export { type McpCommandIo, mcpUsageText, runMcpCommand } from './mcp-command.js';
-export { loadMcpConfig, parseMcpConfig, type SluiceMcpConfig, type UpstreamServerConfig } from './mcp-config.js';
+export {
+  type McpCommandIo,
+  type McpCommandOptions,
+  maxClientMessageBytes,
+  mcpUsage,
+  mcpUsageText,
+  runMcpCommand,
+} from './mcp-command.js';
+export {
+  type HttpUpstreamConfig,
+  loadMcpConfig,
+  parseMcpConfig,
+  type SluiceMcpConfig,
+  type StdioUpstreamConfig,
+  type UpstreamRestartPolicy,
+  type UpstreamServerConfig,
+} from './mcp-config.js';
+export { mcpConfigSchemaUrl } from './mcp-config-schema.js';
 export { createSluiceMcpServer, type SluiceMcpServer, type SluiceMcpServerOptions } from './mcp-server.js';
 export { type ProgressUpdate, RunProgress, type RunProgressOptions } from './run-progress.js';
 export { toolResultValue } from './upstream-result.js';

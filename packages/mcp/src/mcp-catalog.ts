@@ -1,5 +1,11 @@
 import type { CallToolResult, Tool as McpToolDefinition } from '@modelcontextprotocol/sdk/types.js';
-import { createRunCodeTool, type RunCodeTool, readRuntimeLimits, ToolDiscovery } from '@sluice/code-mode';
+import {
+  createRunCodeTool,
+  type ResultSpill,
+  type RunCodeTool,
+  readRuntimeLimits,
+  ToolDiscovery,
+} from '@sluice/code-mode';
 import type { CodeRuntime } from '@sluice/code-runtime';
 import { type ApprovalCallback, mayBeAllowed, type PermissionDecision, toolBindingName } from '@sluice/permissions';
 import type { SluiceMcpConfig } from './mcp-config.js';
@@ -29,26 +35,30 @@ export interface McpCatalogInput {
   readonly log: (line: string) => void;
   readonly approve: ApprovalCallback;
   readonly onDecision: (decision: PermissionDecision) => void;
+  /** Keeps the full text of cut results for `read_output`; shared by every rebuilt `runCode`. */
+  readonly spill?: ResultSpill;
 }
 
-/** Builds the catalog from the upstreams as they are after starting. */
+/**
+ * Builds the catalog from the upstreams. It follows them: when an upstream's tool list changes (it
+ * was restarted, or sent `notifications/tools/list_changed`), `runCode` and `discovery` are rebuilt
+ * the next time they are read, so a program started after the change sees the new tools.
+ */
 export function buildCatalog(input: McpCatalogInput): McpCatalog {
-  const { config, upstreams, context } = input;
-  const tools = upstreamTools(upstreams, input.log);
-  const runCode = createRunCodeTool({
-    context,
-    tools,
-    policy: config.policy,
-    permissions: { approve: input.approve, onDecision: input.onDecision },
-    ...(config.declarationsTokenBudget === undefined
-      ? {}
-      : { declarationsTokenBudget: config.declarationsTokenBudget }),
-    ...(config.resultTokenBudget === undefined ? {} : { result: { tokenBudget: config.resultTokenBudget } }),
-  });
-  const declared = tools.filter((tool) => mayBeAllowed(config.policy, tool.name));
+  const { upstreams } = input;
+  const versions = () => upstreams.map((upstream) => upstream.toolsVersion).join(',');
+  let built = { versions: versions(), parts: buildParts(input) };
+  const current = () => {
+    const now = versions();
+    if (now !== built.versions) built = { versions: now, parts: buildParts(input) };
+    return built.parts;
+  };
   return {
-    runCode,
+    get runCode() {
+      return current().runCode;
+    },
     runCodeDescription() {
+      const { runCode } = current();
       const problems = upstreams.flatMap((upstream) => {
         const problem = upstream.problem;
         return problem === undefined ? [] : [`- ${upstream.name}: ${problem.replace(/\n/g, ' ').trim()}`];
@@ -64,9 +74,35 @@ export function buildCatalog(input: McpCatalogInput): McpCatalog {
       });
       return notes.length === 0 ? undefined : notes.join('\n');
     },
-    discovery: new ToolDiscovery(declared, context.codeRuntime.language),
-    wallTimeMs: readRuntimeLimits(context.codeRuntime).wallTimeMs,
+    get discovery() {
+      return current().discovery;
+    },
+    wallTimeMs: readRuntimeLimits(input.context.codeRuntime).wallTimeMs,
   };
+}
+
+function buildParts(input: McpCatalogInput): { runCode: RunCodeTool; discovery: ToolDiscovery } {
+  const { config, upstreams, context } = input;
+  const tools = upstreamTools(upstreams, input.log);
+  const runCode = createRunCodeTool({
+    context,
+    tools,
+    policy: config.policy,
+    permissions: { approve: input.approve, onDecision: input.onDecision },
+    ...(config.declarationsTokenBudget === undefined
+      ? {}
+      : { declarationsTokenBudget: config.declarationsTokenBudget }),
+    // Upstream results arrive as MCP tool content; images and cut output go back to the client (read_output).
+    untypedResults: 'tool-content',
+    result: {
+      ...(config.resultTokenBudget === undefined ? {} : { tokenBudget: config.resultTokenBudget }),
+      ...(input.spill === undefined ? {} : { spill: input.spill, paging: true }),
+      attachImages: true,
+    },
+  });
+  const declared = tools.filter((tool) => mayBeAllowed(config.policy, tool.name));
+  const discovery = new ToolDiscovery(declared, context.codeRuntime.language, {}, { untypedResults: 'tool-content' });
+  return { runCode, discovery };
 }
 
 /** `search_tools` and `describe_tool`, as listed by `tools/list`. */

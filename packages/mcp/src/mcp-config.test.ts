@@ -1,13 +1,17 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are config text whose ${VAR} references Sluice expands.
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { InvalidSettingsError } from '@sluice/code-runtime';
 import { evaluatePolicy } from '@sluice/permissions';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadMcpConfig, parseMcpConfig } from './mcp-config.js';
+import { mcpConfigSchemaUrl } from './mcp-config-schema.js';
 
 const base = '/srv/sluice';
 const minimal = { mcpServers: { notes: { command: 'node', args: ['notes.mjs'] } } };
+const defaultRestart = { initialDelayMs: 1_000, maxDelayMs: 60_000 };
 
 async function problem(value: unknown): Promise<{ setting: string; message: string }> {
   try {
@@ -22,7 +26,17 @@ async function problem(value: unknown): Promise<{ setting: string; message: stri
 describe('parseMcpConfig', () => {
   it('reads the common mcpServers format with defaults for everything else', async () => {
     const config = await parseMcpConfig(minimal, base);
-    expect(config.upstreams).toEqual([{ name: 'notes', command: 'node', args: ['notes.mjs'], env: {}, cwd: base }]);
+    expect(config.upstreams).toEqual([
+      {
+        name: 'notes',
+        type: 'stdio',
+        command: 'node',
+        args: ['notes.mjs'],
+        env: {},
+        cwd: base,
+        restart: defaultRestart,
+      },
+    ]);
     expect(config.language).toBe('typescript');
     expect(config.policyConfigured).toBe(false);
     expect(evaluatePolicy(config.policy, 'notes__anything', {}).effect).toBe('allow');
@@ -48,10 +62,12 @@ describe('parseMcpConfig', () => {
     );
     expect(config.upstreams[0]).toEqual({
       name: 'gh',
+      type: 'stdio',
       command: 'gh-mcp',
       args: [],
       env: { TOKEN: 'x' },
       cwd: `${base}/servers`,
+      restart: defaultRestart,
     });
     expect(config).toMatchObject({
       language: 'python',
@@ -73,8 +89,20 @@ describe('parseMcpConfig', () => {
     [{ mcpServers: { notes: { args: [] } } }, 'mcpServers.notes.command'],
     [{ mcpServers: { notes: { command: 'x', args: ['ok', 3] } } }, 'mcpServers.notes.args[1]'],
     [{ mcpServers: { notes: { command: 'x', env: { A: 1 } } } }, 'mcpServers.notes.env.A'],
-    [{ mcpServers: { notes: { command: 'x', disabled: true } } }, 'mcpServers.notes.disabled'],
-    [{ mcpServers: { notes: { url: 'http://localhost:3000/mcp' } } }, 'mcpServers.notes.url'],
+    [{ mcpServers: { notes: { command: 'x', disabled: 'yes' } } }, 'mcpServers.notes.disabled'],
+    [{ mcpServers: { notes: { command: 'x', disabled: true } } }, 'mcpServers'],
+    [{ mcpServers: { notes: { url: 'ftp://localhost/mcp' } } }, 'mcpServers.notes.url'],
+    [{ mcpServers: { notes: { url: 'http://x/mcp', command: 'x' } } }, 'mcpServers.notes.command'],
+    [{ mcpServers: { notes: { url: 'http://x/mcp', type: 'stdio' } } }, 'mcpServers.notes.type'],
+    [{ mcpServers: { notes: { command: 'x', headers: { A: 'b' } } } }, 'mcpServers.notes.headers'],
+    [{ mcpServers: { notes: { url: 'http://x/mcp', headers: { A: 1 } } } }, 'mcpServers.notes.headers.A'],
+    [
+      { mcpServers: { notes: { command: 'x', env: { A: '${' + 'NOT_SET_IN_SLUICE_TESTS}' } } } },
+      'mcpServers.notes.env.A',
+    ],
+    [{ mcpServers: { notes: { command: 'x', args: ['${' + '1}'] } } }, 'mcpServers.notes.args[0]'],
+    [{ ...minimal, sluice: { restart: { initialDelayMs: 5 } } }, 'sluice.restart.initialDelayMs'],
+    [{ ...minimal, sluice: { restart: { initialDelayMs: 5_000, maxDelayMs: 1_000 } } }, 'sluice.restart.maxDelayMs'],
     [{ mcpServers: { notes: { type: 'sse', command: 'x' } } }, 'mcpServers.notes.type'],
     [{ mcpServers: { 'a.b': { command: 'x' } } }, 'mcpServers.a.b'],
     [{ mcpServers: { a__b: { command: 'x' } } }, 'mcpServers.a__b'],
@@ -94,6 +122,143 @@ describe('parseMcpConfig', () => {
   });
 });
 
+describe('parseMcpConfig for real setups', () => {
+  const environment = { GITHUB_TOKEN: 'ghp_secret', HOST: 'mcp.example.com', EMPTY: '' };
+
+  it('reads url servers as Streamable HTTP, falling back to SSE only without a type', async () => {
+    const config = await parseMcpConfig(
+      {
+        mcpServers: {
+          hosted: { url: 'https://${HOST}/mcp', headers: { Authorization: 'Bearer ${GITHUB_TOKEN}' } },
+          pinned: { type: 'http', url: 'http://127.0.0.1:3000/mcp' },
+          legacy: { type: 'sse', url: 'http://127.0.0.1:3001/sse' },
+        },
+        sluice: { restart: false },
+      },
+      base,
+      environment,
+    );
+    expect(config.upstreams).toEqual([
+      {
+        name: 'hosted',
+        type: 'http',
+        url: 'https://mcp.example.com/mcp',
+        headers: { Authorization: 'Bearer ghp_secret' },
+        sseFallback: true,
+        restart: false,
+      },
+      {
+        name: 'pinned',
+        type: 'http',
+        url: 'http://127.0.0.1:3000/mcp',
+        headers: {},
+        sseFallback: false,
+        restart: false,
+      },
+      {
+        name: 'legacy',
+        type: 'sse',
+        url: 'http://127.0.0.1:3001/sse',
+        headers: {},
+        sseFallback: false,
+        restart: false,
+      },
+    ]);
+  });
+
+  it('expands variables in command, args, env and cwd, with defaults, and leaves other dollars alone', async () => {
+    const config = await parseMcpConfig(
+      {
+        mcpServers: {
+          gh: {
+            command: '${HOST}-cli',
+            args: ['--token=${GITHUB_TOKEN}', '$HOME', 'cost $5', '${MISSING:-fallback}', '${EMPTY:-used}'],
+            env: { TOKEN: '${GITHUB_TOKEN}', BLANK: '${EMPTY}' },
+            cwd: '${MISSING:-work}',
+          },
+        },
+      },
+      base,
+      environment,
+    );
+    expect(config.upstreams[0]).toMatchObject({
+      command: 'mcp.example.com-cli',
+      args: ['--token=ghp_secret', '$HOME', 'cost $5', 'fallback', 'used'],
+      env: { TOKEN: 'ghp_secret', BLANK: '' },
+      cwd: `${base}/work`,
+    });
+  });
+
+  it('names the variable, the path and the fix when a variable is not set', async () => {
+    const refused = await parseMcpConfig(
+      { mcpServers: { gh: { url: 'https://x/mcp', headers: { Authorization: 'Bearer ${GH_PAT}' } } } },
+      base,
+      environment,
+    ).catch((error: unknown) => error);
+    expect(InvalidSettingsError.isInstance(refused)).toBe(true);
+    expect((refused as InvalidSettingsError).setting).toBe('mcpServers.gh.headers.Authorization');
+    expect((refused as Error).message).toBe(
+      'mcpServers.gh.headers.Authorization uses ${GH_PAT}, which is not set in the environment of sluice mcp; set GH_PAT, or write ${GH_PAT:-default}.',
+    );
+  });
+
+  it('leaves disabled servers out without expanding their variables', async () => {
+    const config = await parseMcpConfig(
+      {
+        mcpServers: {
+          notes: { command: 'node' },
+          off: { command: 'x', env: { KEY: '${UNSET_VARIABLE}' }, disabled: true },
+          on: { command: 'y', disabled: false },
+        },
+      },
+      base,
+      environment,
+    );
+    expect(config.upstreams.map((upstream) => upstream.name)).toEqual(['notes', 'on']);
+  });
+
+  it('reads the restart policy, with defaults for what is left out', async () => {
+    const config = await parseMcpConfig({ ...minimal, sluice: { restart: { initialDelayMs: 200 } } }, base);
+    expect(config.restart).toEqual({ initialDelayMs: 200, maxDelayMs: 60_000 });
+    expect(config.upstreams[0]!.restart).toEqual(config.restart);
+  });
+});
+
+describe('the config JSON Schema', () => {
+  const packageDir = join(import.meta.dirname, '..');
+  const manifest = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as {
+    files: string[];
+    exports: Record<string, unknown>;
+  };
+
+  it('is shipped in the package and exported', () => {
+    expect(manifest.files).toContain('schema');
+    expect(manifest.exports['./schema.json']).toBe('./schema/sluice-mcp.schema.json');
+    expect(existsSync(fileURLToPath(mcpConfigSchemaUrl))).toBe(true);
+  });
+
+  it('is what the example config refers to, and the example passes it', async () => {
+    const example = JSON.parse(readFileSync(join(packageDir, 'examples', 'sluice-mcp.json'), 'utf8')) as {
+      $schema: string;
+    };
+    expect(resolve(join(packageDir, 'examples'), example.$schema)).toBe(fileURLToPath(mcpConfigSchemaUrl));
+    await expect(parseMcpConfig(example, join(packageDir, 'examples'))).resolves.toBeDefined();
+  });
+});
+
+describe('the README upstream example', () => {
+  it('parses as written, with its variables from the environment', async () => {
+    const readme = readFileSync(join(import.meta.dirname, '..', 'README.md'), 'utf8');
+    const start = readme.indexOf('```json\n', readme.indexOf('Each `mcpServers` entry is one of two kinds')) + 8;
+    const example = JSON.parse(readme.slice(start, readme.indexOf('\n```', start))) as unknown;
+    const config = await parseMcpConfig(example, base, { GITHUB_TOKEN: 'ghp_x', HOME: '/home/ada' });
+    expect(config.upstreams).toMatchObject([
+      { name: 'github', type: 'http', headers: { Authorization: 'Bearer ghp_x' } },
+      { name: 'files', type: 'stdio', args: ['-y', '@modelcontextprotocol/server-filesystem', '/home/ada/notes'] },
+    ]);
+  });
+});
+
 describe('loadMcpConfig', () => {
   const directory = mkdtempSync(join(tmpdir(), 'sluice-mcp-config-'));
   afterAll(() => rmSync(directory, { recursive: true, force: true }));
@@ -102,7 +267,7 @@ describe('loadMcpConfig', () => {
     writeFileSync(join(directory, 'policy.json'), JSON.stringify({ default: 'allow', rules: [] }));
     writeFileSync(join(directory, 'config.json'), JSON.stringify({ ...minimal, sluice: { policy: './policy.json' } }));
     const config = await loadMcpConfig(join(directory, 'config.json'));
-    expect(config.upstreams[0]!.cwd).toBe(directory);
+    expect(config.upstreams[0]).toMatchObject({ cwd: directory });
     expect(evaluatePolicy(config.policy, 'notes__x', {}).effect).toBe('allow');
   });
 

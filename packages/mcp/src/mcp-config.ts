@@ -3,11 +3,28 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { discoveryNamespace } from '@sluice/code-mode';
 import { type CodeRuntimeLanguage, foreignText, InvalidSettingsError } from '@sluice/code-runtime';
 import { createPolicy, type Policy, type PolicyDefinition, parsePolicy, toolBindingName } from '@sluice/permissions';
+import { checkMcpConfigShape, describe } from './mcp-config-schema.js';
+import { expandVariables } from './mcp-config-variables.js';
 
-/** One upstream MCP server, as the common `mcpServers` format gives it: a command to spawn, speaking MCP over stdio. */
-export interface UpstreamServerConfig {
+/** How an upstream that died is restarted: after `initialDelayMs`, doubling up to `maxDelayMs` between attempts. */
+export interface UpstreamRestartPolicy {
+  /** The wait before the first attempt, in milliseconds. Default 1,000. */
+  readonly initialDelayMs: number;
+  /** The longest wait between attempts, in milliseconds. Default 60,000. */
+  readonly maxDelayMs: number;
+}
+
+/** Settings every upstream has, whatever its transport. */
+interface UpstreamCommon {
   /** The key in `mcpServers`; the tools' namespace in the program. */
   readonly name: string;
+  /** How it is restarted when it dies; `false` leaves it dead. Absent means the defaults (1 s doubling to 60 s). */
+  readonly restart?: UpstreamRestartPolicy | false;
+}
+
+/** An upstream spawned as a command that speaks MCP over stdio. */
+export interface StdioUpstreamConfig extends UpstreamCommon {
+  readonly type?: 'stdio';
   readonly command: string;
   readonly args: readonly string[];
   /** Added to a small inherited environment (`HOME`, `PATH`, `SHELL`, `TERM`, `USER`, `LOGNAME`). */
@@ -15,6 +32,20 @@ export interface UpstreamServerConfig {
   /** Absolute working directory: `cwd` resolved against the config file's folder, or that folder itself. */
   readonly cwd: string;
 }
+
+/** An upstream reached over HTTP: Streamable HTTP (`type: 'http'`) or the legacy SSE transport (`type: 'sse'`). */
+export interface HttpUpstreamConfig extends UpstreamCommon {
+  readonly type: 'http' | 'sse';
+  /** The server's MCP endpoint. */
+  readonly url: string;
+  /** Sent with every request, such as `Authorization`. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** Whether a Streamable HTTP server that refuses the connection is tried again over SSE (a `url` without `type`). */
+  readonly sseFallback: boolean;
+}
+
+/** One upstream MCP server, as an `mcpServers` entry gives it, with `${VAR}` references expanded. */
+export type UpstreamServerConfig = StdioUpstreamConfig | HttpUpstreamConfig;
 
 /** A checked configuration for {@link createSluiceMcpServer}. Make one with {@link parseMcpConfig} or {@link loadMcpConfig}. */
 export interface SluiceMcpConfig {
@@ -35,64 +66,87 @@ export interface SluiceMcpConfig {
   readonly declarationsTokenBudget?: number;
   /** Estimated tokens a rendered result may take (code-mode's default when absent). */
   readonly resultTokenBudget?: number;
+  /** How upstreams that die are restarted; `false` never restarts them. */
+  readonly restart: UpstreamRestartPolicy | false;
 }
 
-const topKeys = ['$schema', 'mcpServers', 'sluice'];
-const serverKeys = ['type', 'command', 'args', 'env', 'cwd'];
-const sluiceKeys = [
-  'language',
-  'policy',
-  'runtime',
-  'startTimeoutMs',
-  'progressIntervalMs',
-  'declarationsTokenBudget',
-  'resultTokenBudget',
-];
-const serverName = /^[A-Za-z][A-Za-z0-9_-]*$/;
 const allowEverything: PolicyDefinition = { default: 'allow', rules: [] };
+const defaultRestart: UpstreamRestartPolicy = { initialDelayMs: 1_000, maxDelayMs: 60_000 };
 
 /**
- * Checks a configuration object strictly and returns it ready to use. `baseDirectory` is where
- * relative paths (a policy file, an upstream's `cwd`) are resolved from: the config file's folder.
- * Throws {@link InvalidSettingsError} whose `setting` is the offending path (`mcpServers.notes.args[1]`).
+ * Checks a configuration object against the shipped JSON Schema (`@sluice/mcp/schema.json`) and
+ * returns it ready to use. `baseDirectory` is where relative paths (a policy file, an upstream's
+ * `cwd`) are resolved from: the config file's folder. `${VAR}` and `${VAR:-default}` in an enabled
+ * server's strings are replaced from `environment` (default `process.env`); servers with
+ * `"disabled": true` are left out. Throws {@link InvalidSettingsError} whose `setting` is the
+ * offending path (`mcpServers.notes.args[1]`).
  */
-export async function parseMcpConfig(value: unknown, baseDirectory: string): Promise<SluiceMcpConfig> {
-  const top = record(value, '(config)');
-  unknownKeys(top, topKeys, '');
-  const servers = record(top.mcpServers, 'mcpServers');
+export async function parseMcpConfig(
+  value: unknown,
+  baseDirectory: string,
+  environment: Readonly<Record<string, string | undefined>> = process.env,
+): Promise<SluiceMcpConfig> {
+  checkMcpConfigShape(value);
+  const top = value as { mcpServers: Record<string, ServerEntry>; sluice?: SluiceEntry };
+  const sluice = top.sluice ?? {};
+  const restart = restartPolicy(sluice.restart);
   const upstreams: UpstreamServerConfig[] = [];
   const namespaces = new Map<string, string>();
-  for (const [name, entry] of Object.entries(servers)) {
-    const upstream = parseServer(name, entry, baseDirectory);
+  for (const [name, entry] of Object.entries(top.mcpServers)) {
+    if (name === discoveryNamespace) {
+      fail(`mcpServers.${name}`, `is named "${discoveryNamespace}", which is reserved for tool discovery`);
+    }
     const { namespace } = toolBindingName(`${name}__tool`);
     const clash = namespaces.get(namespace);
     if (clash !== undefined) {
       fail(`mcpServers.${name}`, `gives the same namespace as ${JSON.stringify(clash)} (${namespace}); rename one`);
     }
     namespaces.set(namespace, name);
-    upstreams.push(upstream);
+    if (entry.disabled === true) continue;
+    upstreams.push(parseServer(name, entry, baseDirectory, environment, restart));
   }
-  if (upstreams.length === 0) fail('mcpServers', 'must name at least one server');
-
-  const sluice = top.sluice === undefined ? {} : record(top.sluice, 'sluice');
-  unknownKeys(sluice, sluiceKeys, 'sluice');
-  const language = sluice.language ?? 'typescript';
-  if (language !== 'typescript' && language !== 'python') {
-    fail('sluice.language', `must be "typescript" or "python", got ${describe(language)}`);
+  if (upstreams.length === 0) {
+    fail('mcpServers', 'must name at least one server that is not disabled');
   }
-  const runtime = sluice.runtime === undefined ? {} : record(sluice.runtime, 'sluice.runtime');
-  const optional = (key: string, min: number, max: number) => integer(sluice[key], `sluice.${key}`, min, max);
+  const runtime = sluice.runtime ?? {};
   return {
     upstreams,
-    language,
+    language: sluice.language ?? 'typescript',
     policy: await readPolicy(sluice.policy, baseDirectory),
     policyConfigured: sluice.policy !== undefined,
     runtime: { ...runtime },
-    startTimeoutMs: optional('startTimeoutMs', 100, 600_000) ?? 30_000,
-    progressIntervalMs: optional('progressIntervalMs', 50, 60_000) ?? 1_000,
-    ...optionalField('declarationsTokenBudget', optional('declarationsTokenBudget', 0, 1_000_000)),
-    ...optionalField('resultTokenBudget', optional('resultTokenBudget', 200, 1_000_000)),
+    startTimeoutMs: sluice.startTimeoutMs ?? 30_000,
+    progressIntervalMs: sluice.progressIntervalMs ?? 1_000,
+    ...(sluice.declarationsTokenBudget === undefined
+      ? {}
+      : { declarationsTokenBudget: sluice.declarationsTokenBudget }),
+    ...(sluice.resultTokenBudget === undefined ? {} : { resultTokenBudget: sluice.resultTokenBudget }),
+    restart,
   };
+}
+
+/** An `mcpServers` entry once the schema has accepted it. */
+interface ServerEntry {
+  readonly type?: 'stdio' | 'http' | 'streamable-http' | 'sse';
+  readonly command?: string;
+  readonly args?: readonly string[];
+  readonly env?: Readonly<Record<string, string>>;
+  readonly cwd?: string;
+  readonly url?: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly disabled?: boolean;
+}
+
+/** The `sluice` section once the schema has accepted it. */
+interface SluiceEntry {
+  readonly language?: CodeRuntimeLanguage;
+  readonly policy?: unknown;
+  readonly runtime?: Readonly<Record<string, unknown>>;
+  readonly startTimeoutMs?: number;
+  readonly progressIntervalMs?: number;
+  readonly declarationsTokenBudget?: number;
+  readonly resultTokenBudget?: number;
+  readonly restart?: boolean | Partial<UpstreamRestartPolicy>;
 }
 
 /** Reads and checks a configuration file (see {@link parseMcpConfig}); errors name the file and the path in it. */
@@ -126,29 +180,59 @@ export async function loadMcpConfig(path: string): Promise<SluiceMcpConfig> {
   }
 }
 
-function parseServer(name: string, value: unknown, baseDirectory: string): UpstreamServerConfig {
+function parseServer(
+  name: string,
+  entry: ServerEntry,
+  baseDirectory: string,
+  environment: Readonly<Record<string, string | undefined>>,
+  restart: UpstreamRestartPolicy | false,
+): UpstreamServerConfig {
   const at = `mcpServers.${name}`;
-  if (!serverName.test(name) || name.includes('__') || name.length > 64) {
-    fail(at, 'must be named with ASCII letters, digits, - and single _, starting with a letter, at most 64 characters');
-  }
-  if (name === discoveryNamespace) fail(at, `is named "${discoveryNamespace}", which is reserved for tool discovery`);
-  const entry = record(value, at);
-  if ('url' in entry) fail(`${at}.url`, 'is not supported: only stdio servers (command, args, env) can be upstreams');
-  unknownKeys(entry, serverKeys, at);
-  if (entry.type !== undefined && entry.type !== 'stdio') {
-    fail(`${at}.type`, `must be "stdio" when given: only stdio servers are supported, got ${describe(entry.type)}`);
-  }
-  const command = text(entry.command, `${at}.command`);
-  const args = entry.args === undefined ? [] : list(entry.args, `${at}.args`);
-  const env: Record<string, string> = {};
-  if (entry.env !== undefined) {
-    for (const [key, item] of Object.entries(record(entry.env, `${at}.env`))) {
-      if (typeof item !== 'string') fail(`${at}.env.${key}`, `must be a string, got ${describe(item)}`);
-      env[key] = item;
+  const expand = (text: string, field: string) => expandVariables(text, `${at}.${field}`, environment);
+  const expandAll = (values: Readonly<Record<string, string>> | undefined, field: string) =>
+    Object.fromEntries(Object.entries(values ?? {}).map(([key, item]) => [key, expand(item, `${field}.${key}`)]));
+  if (entry.url !== undefined) {
+    const url = expand(entry.url, 'url');
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(url);
+    } catch {
+      parsed = undefined;
     }
+    if (parsed === undefined || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
+      fail(`${at}.url`, `must be an http or https URL, got ${JSON.stringify(url)}`);
+    }
+    return {
+      name,
+      type: entry.type === 'sse' ? 'sse' : 'http',
+      url: parsed.href,
+      headers: expandAll(entry.headers, 'headers'),
+      sseFallback: entry.type === undefined,
+      restart,
+    };
   }
-  const cwd = entry.cwd === undefined ? baseDirectory : text(entry.cwd, `${at}.cwd`);
-  return { name, command, args, env, cwd: isAbsolute(cwd) ? cwd : resolve(baseDirectory, cwd) };
+  const command = expand(entry.command as string, 'command');
+  const args = (entry.args ?? []).map((item, index) => expand(item, `args[${index}]`));
+  const cwd = entry.cwd === undefined ? baseDirectory : expand(entry.cwd, 'cwd');
+  return {
+    name,
+    type: 'stdio',
+    command,
+    args,
+    env: expandAll(entry.env, 'env'),
+    cwd: isAbsolute(cwd) ? cwd : resolve(baseDirectory, cwd),
+    restart,
+  };
+}
+
+function restartPolicy(value: SluiceEntry['restart']): UpstreamRestartPolicy | false {
+  if (value === false) return false;
+  if (value === undefined || value === true) return defaultRestart;
+  const policy = { ...defaultRestart, ...value };
+  if (policy.maxDelayMs < policy.initialDelayMs) {
+    fail('sluice.restart.maxDelayMs', `must be at least initialDelayMs (${policy.initialDelayMs})`);
+  }
+  return policy;
 }
 
 async function readPolicy(value: unknown, baseDirectory: string): Promise<Policy> {
@@ -183,54 +267,6 @@ function rethrowAt(where: string, make: () => Policy): Policy {
   }
 }
 
-function optionalField<Key extends string>(key: Key, value: number | undefined): Partial<Record<Key, number>> {
-  return value === undefined ? {} : ({ [key]: value } as Record<Key, number>);
-}
-
-function integer(value: unknown, field: string, min: number, max: number): number | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    fail(field, `must be an integer from ${min} to ${max}, got ${describe(value)}`);
-  }
-  return value;
-}
-
-function record(value: unknown, field: string): Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    fail(field, `must be an object, got ${describe(value)}`);
-  }
-  return value as Record<string, unknown>;
-}
-
-function text(value: unknown, field: string): string {
-  if (typeof value !== 'string' || value === '') fail(field, `must be a non-empty string, got ${describe(value)}`);
-  return value;
-}
-
-function list(value: unknown, field: string): string[] {
-  if (!Array.isArray(value)) fail(field, `must be an array of strings, got ${describe(value)}`);
-  return value.map((item, index) => {
-    if (typeof item !== 'string') fail(`${field}[${index}]`, `must be a string, got ${describe(item)}`);
-    return item;
-  });
-}
-
-function unknownKeys(value: Record<string, unknown>, known: readonly string[], at: string): void {
-  for (const key of Object.keys(value)) {
-    if (!known.includes(key)) {
-      fail(at === '' ? key : `${at}.${key}`, `is not a known key; expected one of ${known.join(', ')}`);
-    }
-  }
-}
-
 function fail(setting: string, problem: string): never {
   throw new InvalidSettingsError({ message: `${setting} ${problem}.`, setting });
-}
-
-function describe(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
-  if (typeof value === 'number' || typeof value === 'boolean' || value === null || value === undefined) {
-    return String(value);
-  }
-  return Array.isArray(value) ? 'an array' : `a ${typeof value}`;
 }

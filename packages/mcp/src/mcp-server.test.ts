@@ -49,9 +49,9 @@ describe('sluice mcp', () => {
     await sluice?.close();
   });
 
-  it('lists run_code, search_tools and describe_tool, with the upstream tools declared in run_code', async () => {
+  it('lists run_code, read_output, search_tools and describe_tool, with the upstream tools declared in run_code', async () => {
     const { tools } = await sluice.client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(['run_code', 'search_tools', 'describe_tool']);
+    expect(tools.map((tool) => tool.name)).toEqual(['run_code', 'read_output', 'search_tools', 'describe_tool']);
     const description = tools[0]!.description ?? '';
     expect(description).toContain('declare const lab');
     expect(description).toContain('declare const twin');

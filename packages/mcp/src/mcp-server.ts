@@ -9,6 +9,7 @@ import {
   type LoggingLevel,
   McpError,
 } from '@modelcontextprotocol/sdk/types.js';
+import { ResultSpill, readOutputToolName } from '@sluice/code-mode';
 import { type CodeRuntime, foreignText, InvalidSettingsError } from '@sluice/code-runtime';
 import { createPythonCodeRuntime } from '@sluice/code-runtime-python';
 import { createWorkerThreadCodeRuntime } from '@sluice/code-runtime-worker-thread';
@@ -17,6 +18,7 @@ import { createContext } from '@sluice/context';
 import type { ApprovalCallback, PermissionDecision } from '@sluice/permissions';
 import { buildCatalog, discoveryToolDefinitions, type McpCatalog, serveDiscovery } from './mcp-catalog.js';
 import type { SluiceMcpConfig } from './mcp-config.js';
+import { checkPolicyNames, checkRuntimeRuns } from './mcp-startup-checks.js';
 import { RunProgress } from './run-progress.js';
 import { UpstreamServer } from './upstream-server.js';
 
@@ -26,6 +28,8 @@ export interface SluiceMcpServerOptions {
   readonly log?: (line: string) => void;
   /** Runs the programs instead of a runtime created from the config's `language` and `runtime` settings. Not disposed by the server. */
   readonly runtime?: CodeRuntime;
+  /** Whether a policy rule naming no upstream tool stops the server instead of being a warning (`--strict-policy`). Default `false`. */
+  readonly strictPolicy?: boolean;
 }
 
 /** The code-mode MCP server: connect it to a transport, and close it when done. */
@@ -37,9 +41,14 @@ export interface SluiceMcpServer {
   /**
    * Connects to `transport` (a `StdioServerTransport` for `sluice mcp`) and starts every upstream in
    * parallel. Resolves once connected; `tools/list` waits until every upstream is ready or failed.
+   * With `language: "python"` and a runtime of its own, it first runs one trivial program and rejects
+   * with `InvalidSettingsError` (naming `sluice.runtime.pythonExecutable`) when none can run.
    */
   connect(transport: Transport): Promise<void>;
-  /** Resolves once every upstream is ready or has failed. */
+  /**
+   * Resolves once every upstream is ready or has failed. Rejects when the catalog cannot be built,
+   * with `InvalidSettingsError` when `strictPolicy` finds a policy rule naming no upstream tool.
+   */
   ready(): Promise<void>;
   /** Cancels the runs in flight, stops the upstreams and the runtime, and closes the transport. Idempotent. */
   close(): Promise<void>;
@@ -67,28 +76,40 @@ export function createSluiceMcpServer(config: SluiceMcpConfig, options: SluiceMc
         'Call run_code with a program that calls the upstream tools as async functions; one program can do the work of many tool calls.',
     },
   );
+  // The client hears of an upstream lost, restarted or with new tools: the tool list (run_code's description) changed.
+  const tellClient = (upstream: UpstreamServer) => {
+    server.sendToolListChanged().catch(() => {});
+    const data = upstream.problem ?? `The ${upstream.name} server is ready with ${upstream.tools.length} tools.`;
+    const level: LoggingLevel = upstream.problem === undefined ? 'info' : 'warning';
+    server.sendLoggingMessage({ level, logger: 'sluice', data }).catch(() => {});
+  };
   const upstreams = config.upstreams.map(
     (upstream) =>
       new UpstreamServer(upstream, {
         clientInfo: { name: 'sluice', version },
         log,
-        onExit: () => void server.sendToolListChanged().catch(() => {}),
+        onExit: tellClient,
+        onToolsChanged: tellClient,
       }),
   );
   if (!config.policyConfigured) log('no policy configured: every upstream tool may be called by programs');
 
+  // Cut results are kept here for read_output, across catalog rebuilds; removed on close or when they expire.
+  const spill = new ResultSpill();
   let started: Promise<McpCatalog> | undefined;
   const catalog = (): Promise<McpCatalog> => {
-    started ??= Promise.all(upstreams.map((upstream) => upstream.start(config.startTimeoutMs))).then(() =>
-      buildCatalog({
+    started ??= Promise.all(upstreams.map((upstream) => upstream.start(config.startTimeoutMs))).then(() => {
+      checkPolicyNames({ policy: config.policy, upstreams, strict: options.strictPolicy === true, log });
+      return buildCatalog({
         config,
         upstreams,
         context,
         log,
         approve: approveThrough(server),
         onDecision: decisionLogger(log),
-      }),
-    );
+        spill,
+      });
+    });
     return started;
   };
   const active = new Set<AbortController>();
@@ -101,6 +122,13 @@ export function createSluiceMcpServer(config: SluiceMcpConfig, options: SluiceMc
           name: 'run_code',
           description: current.runCodeDescription(),
           inputSchema: current.runCode.inputSchema as never,
+          outputSchema: current.runCode.outputSchema as never,
+        },
+        {
+          name: readOutputToolName,
+          description: current.runCode.readOutput.description,
+          inputSchema: current.runCode.readOutput.inputSchema as never,
+          annotations: { readOnlyHint: true },
         },
         ...discoveryToolDefinitions,
       ],
@@ -110,12 +138,16 @@ export function createSluiceMcpServer(config: SluiceMcpConfig, options: SluiceMc
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const current = await catalog();
     const input = request.params.arguments ?? {};
+    if (request.params.name === readOutputToolName) {
+      const answer = current.runCode.readOutput.read(input as never);
+      return { content: [{ type: 'text', text: answer.text }], isError: answer.isError };
+    }
     if (request.params.name !== 'run_code') {
       const served = serveDiscovery(current, request.params.name, input);
       if (served === undefined) {
         throw new McpError(
           ErrorCode.InvalidParams,
-          `Unknown tool ${JSON.stringify(request.params.name)}: use run_code, search_tools or describe_tool.`,
+          `Unknown tool ${JSON.stringify(request.params.name)}: use run_code, read_output, search_tools or describe_tool.`,
         );
       }
       return served;
@@ -161,7 +193,12 @@ export function createSluiceMcpServer(config: SluiceMcpConfig, options: SluiceMc
           ? current.unavailableNote(result.failure.message)
           : undefined;
       const text = note === undefined ? outcome.rendered.text : `${outcome.rendered.text}\n[sluice] ${note}\n`;
-      return { content: [{ type: 'text', text }], isError: result === undefined || !result.ok };
+      // The text for every client; the run as data (per run_code's outputSchema) and its images beside it.
+      return {
+        content: [{ type: 'text', text }, ...(outcome.images ?? [])],
+        ...(outcome.structured === undefined ? {} : { structuredContent: outcome.structured as never }),
+        isError: result === undefined || !result.ok,
+      };
     } finally {
       progress?.stop();
       active.delete(controller);
@@ -174,11 +211,17 @@ export function createSluiceMcpServer(config: SluiceMcpConfig, options: SluiceMc
     server,
     upstreams,
     async connect(transport) {
+      // Python without a usable interpreter would fail every run: stop here instead, saying how to fix it.
+      if (owned !== undefined && config.language === 'python') await checkRuntimeRuns(context.codeRuntime, log);
       await server.connect(transport);
       catalog().catch((error: unknown) => {
         // Closing while upstreams start disposes the runtime under the catalog: that is no failure to report.
         if (closing !== undefined) return;
-        log(`could not build the tool catalog: ${foreignText(error, 4096)}`);
+        log(
+          InvalidSettingsError.isInstance(error)
+            ? error.message
+            : `could not build the tool catalog: ${foreignText(error, 4096)}`,
+        );
       });
     },
     async ready() {
@@ -188,6 +231,7 @@ export function createSluiceMcpServer(config: SluiceMcpConfig, options: SluiceMc
       closing ??= (async () => {
         for (const controller of active) controller.abort('the Sluice MCP server is shutting down');
         await Promise.allSettled([owned?.dispose(), ...upstreams.map((upstream) => upstream.close())]);
+        spill.dispose();
         await server.close().catch(() => {});
       })();
       return closing;

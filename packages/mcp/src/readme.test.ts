@@ -44,7 +44,7 @@ describe('README', () => {
 
     it('offers run_code over the notes server', async () => {
       const { tools } = await client.listTools();
-      expect(tools.map((tool) => tool.name)).toEqual(['run_code', 'search_tools', 'describe_tool']);
+      expect(tools.map((tool) => tool.name)).toEqual(['run_code', 'read_output', 'search_tools', 'describe_tool']);
       expect(tools[0]!.description).toContain('declare const notes');
       expect(tools[0]!.description).not.toContain('delete_note');
     });

@@ -1,15 +1,24 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonValue } from '@sluice/code-runtime';
 
+/** What {@link toolResultValue} needs to know about the tool that answered. */
+export interface ToolResultOptions {
+  /** Whether the tool declares an `outputSchema`: its result is then its `structuredContent`. Default `false`. */
+  readonly outputSchema?: boolean;
+}
+
 /**
- * What a program receives from an upstream tool call: its `structuredContent` when it sent one;
- * otherwise the text when the content is a single text item, the texts as an array when it is
- * several, `null` when there is none, and the content items themselves when any is not text (an
- * image, a resource). A result
- * flagged `isError` becomes an error in the program carrying the tool's text.
+ * What a program receives from an upstream tool call. A tool with an output schema gives its
+ * `structuredContent`, also when the result is an error (`isError`) that carries one. Any other
+ * tool gives its content: one text item as a string, one image as its image content object,
+ * nothing as `""`, and anything else as the content list. An error result without a value
+ * throws, so the program's call rejects with the tool's text.
  */
-export function toolResultValue(result: CallToolResult, path: string): JsonValue {
+export function toolResultValue(result: CallToolResult, path: string, options: ToolResultOptions = {}): JsonValue {
   const content = Array.isArray(result.content) ? result.content : [];
+  if (options.outputSchema === true && result.structuredContent !== undefined) {
+    return result.structuredContent as JsonValue;
+  }
   if (result.isError === true) {
     const text = content
       .map((item) => (item.type === 'text' ? item.text : `[${item.type}]`))
@@ -17,12 +26,10 @@ export function toolResultValue(result: CallToolResult, path: string): JsonValue
       .trim();
     throw new Error(`${path} returned an error: ${text === '' ? '(no message)' : text}`);
   }
-  if (result.structuredContent !== undefined) return result.structuredContent as JsonValue;
-  if (content.every((item) => item.type === 'text')) {
-    const texts = content.map((item) => (item.type === 'text' ? item.text : ''));
-    if (texts.length === 0) return null;
-    return texts.length === 1 ? texts[0]! : texts;
-  }
+  if (content.length === 0) return '';
+  const [only] = content;
+  if (content.length === 1 && only?.type === 'text') return only.text;
   // Every content item arrived as parsed JSON, so it is JSON again.
+  if (content.length === 1 && only?.type === 'image') return only as unknown as JsonValue;
   return content as unknown as JsonValue;
 }

@@ -1,12 +1,18 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  type CallToolResult,
+  type Tool as McpTool,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { foreignText, type JsonValue } from '@sluice/code-runtime';
-import type { UpstreamServerConfig } from './mcp-config.js';
+import type { UpstreamRestartPolicy, UpstreamServerConfig } from './mcp-config.js';
+import { upstreamCallSignal } from './upstream-call-signal.js';
 import { toolResultValue } from './upstream-result.js';
+import { connectUpstream, type UpstreamTransportKind } from './upstream-transport.js';
 
-/** Where an upstream server is in its life. Only a `ready` server takes calls. */
-export type UpstreamStatus = 'idle' | 'starting' | 'ready' | 'failed' | 'exited' | 'closed';
+/** Where an upstream server is in its life. Only a `ready` server takes calls; a `restarting` one will again. */
+export type UpstreamStatus = 'idle' | 'starting' | 'ready' | 'failed' | 'exited' | 'restarting' | 'closed';
 
 /** Options for {@link UpstreamServer}. */
 export interface UpstreamServerOptions {
@@ -14,18 +20,22 @@ export interface UpstreamServerOptions {
   readonly clientInfo: { readonly name: string; readonly version: string };
   /** Receives each line the upstream writes to stderr, and notices about its life. */
   readonly log: (line: string) => void;
-  /** Called once when a server that was ready exits on its own. */
+  /** Called each time a server that was ready is lost: it exited, stopped answering over HTTP, or sent a broken message. */
   readonly onExit?: (server: UpstreamServer) => void;
+  /** Called when a restarted server is back, or a ready server's tool list changed (`notifications/tools/list_changed`). */
+  readonly onToolsChanged?: (server: UpstreamServer) => void;
 }
 
 const stderrTailBytes = 2_048;
 // Calls end when the run ends (its signal cancels them upstream): no second, shorter clock here.
 const noRequestTimeout = 2_147_483_647;
+const defaultRestart: UpstreamRestartPolicy = { initialDelayMs: 1_000, maxDelayMs: 60_000 };
 
 /**
- * One upstream MCP server: spawned over stdio, initialised, its tools listed. A server that fails
- * to start, or dies later, turns every call into an error that says so, with the last lines it
- * wrote to stderr; nothing waits on a dead process.
+ * One upstream MCP server, over stdio or HTTP: connected, initialised, its tools listed. A server
+ * that fails to start turns every call into an error that says so, with the last lines it wrote to
+ * stderr. One that dies later is restarted with exponential backoff (its calls fail meanwhile,
+ * saying so); nothing waits on a dead process. `notifications/tools/list_changed` re-lists its tools.
  */
 export class UpstreamServer {
   readonly #config: UpstreamServerConfig;
@@ -33,9 +43,22 @@ export class UpstreamServer {
   #status: UpstreamStatus = 'idle';
   #startFailure: string | undefined;
   #tools: McpTool[] = [];
+  #toolsVersion = 0;
   #stderrTail = '';
   #client: Client | undefined;
+  #kind: UpstreamTransportKind | undefined;
+  // Each connection attempt is a generation; events of an older client are ignored.
+  #generation = 0;
   #exitedWhileStarting = false;
+  #broken: string | undefined;
+  #lost = 'exited';
+  #timeoutMs = 30_000;
+  #attempt = 0;
+  #nextDelayMs = 0;
+  #readySince = 0;
+  #restartTimer: NodeJS.Timeout | undefined;
+  #staleTools = false;
+  #refreshing: Promise<void> | undefined;
 
   constructor(config: UpstreamServerConfig, options: UpstreamServerOptions) {
     this.#config = config;
@@ -62,53 +85,43 @@ export class UpstreamServer {
       case 'failed':
         return `The ${this.name} server failed to start: ${this.#startFailure}.${this.#stderrNote()} Its tools cannot be called.`;
       case 'exited':
-        return `The ${this.name} server exited.${this.#stderrNote()} Its tools cannot be called until Sluice is restarted.`;
+        return `The ${this.name} server ${this.#lost}.${this.#stderrNote()} Its tools cannot be called until Sluice is restarted.`;
+      case 'restarting':
+        return `The ${this.name} server ${this.#lost}.${this.#stderrNote()} Sluice is restarting it (attempt ${this.#attempt}, ${seconds(this.#nextDelayMs)} after the last); its tools fail until it is back, so try again later.`;
       case 'closed':
         return `The ${this.name} server was shut down.`;
     }
     return `The ${this.name} server has not finished starting.`;
   }
 
-  /** The tools the server listed when it started; empty unless it started. */
+  /** The tools the server listed most recently; empty unless it started. */
   get tools(): readonly McpTool[] {
     return this.#tools;
   }
 
-  /** Spawns, initialises and lists tools within `timeoutMs`. Never rejects: a failure is recorded in {@link problem}. */
+  /** Goes up by one each time {@link tools} is replaced, so a catalog knows when to rebuild. */
+  get toolsVersion(): number {
+    return this.#toolsVersion;
+  }
+
+  /** Connects, initialises and lists tools within `timeoutMs`. Never rejects: a failure is recorded in {@link problem}. */
   async start(timeoutMs: number): Promise<void> {
     if (this.#status !== 'idle') return;
     this.#status = 'starting';
-    const { command, args, env, cwd, name } = this.#config;
-    const transport = new StdioClientTransport({ command, args: [...args], env: { ...env }, cwd, stderr: 'pipe' });
-    transport.stderr?.on('data', (chunk: Buffer) => this.#onStderr(chunk.toString('utf8')));
-    const client = new Client(
-      { name: this.#options.clientInfo.name, version: this.#options.clientInfo.version },
-      { capabilities: {} },
-    );
-    this.#client = client;
-    client.onclose = () => this.#onClose();
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new Error(`it did not start and list its tools within ${timeoutMs} ms`)),
-        timeoutMs,
-      );
-    });
+    this.#timeoutMs = timeoutMs;
     try {
-      await Promise.race([this.#connectAndList(client, transport, timeoutMs), deadline]);
+      await this.#open();
       if (this.#status !== 'starting') return;
-      this.#status = 'ready';
-      this.#options.log(`[${name}] ready with ${this.#tools.length} tool${this.#tools.length === 1 ? '' : 's'}`);
+      this.#becomeReady();
     } catch (error) {
       if (this.#status !== 'starting') return;
       this.#status = 'failed';
-      this.#startFailure = this.#exitedWhileStarting ? 'it exited before it finished starting' : reason(error);
-      await client.close().catch(() => {});
+      this.#startFailure =
+        this.#broken ?? (this.#exitedWhileStarting ? 'it exited before it finished starting' : reason(error));
+      await this.#client?.close().catch(() => {});
       // The last stderr chunk can arrive just after the process is reported closed.
       await new Promise((resolve) => setImmediate(resolve));
-      this.#options.log(`[${name}] ${this.problem}`);
-    } finally {
-      clearTimeout(timer);
+      this.#options.log(`[${this.name}] ${this.problem}`);
     }
   }
 
@@ -123,53 +136,200 @@ export class UpstreamServer {
     if (argumentsObject === undefined) {
       throw new Error(`${this.name}.${toolName} takes one object of named arguments, got ${describeValue(input)}.`);
     }
+    const link = upstreamCallSignal(signal);
     let result: CallToolResult;
     try {
       result = (await client.callTool({ name: toolName, arguments: argumentsObject }, undefined, {
-        signal,
+        signal: link.signal,
         timeout: noRequestTimeout,
       })) as CallToolResult;
     } catch (error) {
-      if (this.#gone()) {
+      if (this.#client === client && this.#status === 'ready' && this.#kind !== 'stdio' && unreachable(error)) {
+        this.#lose(`could not be reached (${reason(error)})`);
+      }
+      if (this.#client !== client || this.#status !== 'ready') {
         await new Promise((resolve) => setImmediate(resolve));
-        throw new Error(`The ${this.name} server exited while ${toolName} was running.${this.#stderrNote()}`);
+        throw new Error(`The ${this.name} server ${this.#lost} while ${toolName} was running.${this.#stderrNote()}`);
       }
       throw new Error(`${this.name}.${toolName} failed: ${reason(error)}`);
+    } finally {
+      link.release();
     }
-    return toolResultValue(result, `${this.name}.${toolName}`);
+    const declared = this.#tools.find((tool) => tool.name === toolName);
+    return toolResultValue(result, `${this.name}.${toolName}`, { outputSchema: declared?.outputSchema !== undefined });
   }
 
-  /** Stops the server process (stdin closed, then SIGTERM, then SIGKILL) and resolves once it is gone. */
+  /** Stops the server (for stdio: stdin closed, then SIGTERM, then SIGKILL) and any restart, and resolves once it is gone. */
   async close(): Promise<void> {
     if (this.#status === 'closed') return;
-    const wasRunning = this.#status === 'ready' || this.#status === 'starting';
     this.#status = 'closed';
-    if (wasRunning) await this.#client?.close().catch(() => {});
+    clearTimeout(this.#restartTimer);
+    this.#generation += 1;
+    await this.#client?.close().catch(() => {});
   }
 
-  #gone(): boolean {
-    return this.#status === 'exited' || this.#status === 'closed';
+  /** One connection attempt: connect, then list every page of tools, all within the start timeout. */
+  async #open(): Promise<void> {
+    const generation = ++this.#generation;
+    this.#exitedWhileStarting = false;
+    this.#broken = undefined;
+    const timeoutMs = this.#timeoutMs;
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`it did not start and list its tools within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
+    });
+    const attempt = (async () => {
+      const { client, kind } = await connectUpstream(this.#config, {
+        makeClient: () => this.#makeClient(generation),
+        onStderr: (text) => this.#onStderr(text),
+        timeoutMs,
+      });
+      this.#kind = kind;
+      const tools = await listTools(client, timeoutMs);
+      if (generation !== this.#generation) return;
+      this.#tools = tools;
+      this.#toolsVersion += 1;
+    })();
+    try {
+      await Promise.race([attempt, deadline]);
+    } finally {
+      clearTimeout(timer);
+      // The attempt loses the race only to the deadline, whose rejection is the one reported.
+      attempt.catch(() => {});
+    }
   }
 
-  async #connectAndList(client: Client, transport: StdioClientTransport, timeoutMs: number): Promise<void> {
-    await client.connect(transport, { timeout: timeoutMs });
-    const tools: McpTool[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: timeoutMs });
-      tools.push(...page.tools);
-      cursor = page.nextCursor;
-    } while (cursor !== undefined);
-    this.#tools = tools;
+  #makeClient(generation: number): Client {
+    const client = new Client(
+      { name: this.#options.clientInfo.name, version: this.#options.clientInfo.version },
+      { capabilities: {} },
+    );
+    this.#client = client;
+    client.onclose = () => {
+      if (generation === this.#generation) this.#onClose();
+    };
+    client.onerror = (error) => {
+      if (generation === this.#generation) this.#onError(error);
+    };
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      if (generation !== this.#generation) return;
+      if (this.#status === 'starting' || this.#status === 'restarting') this.#staleTools = true;
+      else if (this.#status === 'ready') this.#refreshTools();
+    });
+    return client;
+  }
+
+  #becomeReady(): void {
+    this.#status = 'ready';
+    this.#readySince = Date.now();
+    const count = `${this.#tools.length} tool${this.#tools.length === 1 ? '' : 's'}`;
+    this.#options.log(`[${this.name}] ready with ${count}${this.#kind === 'stdio' ? '' : ` over ${this.#kind}`}`);
+    if (this.#staleTools) this.#refreshTools();
   }
 
   #onClose(): void {
-    if (this.#status === 'starting') this.#exitedWhileStarting = true;
-    if (this.#status === 'ready') {
-      this.#status = 'exited';
-      this.#options.log(`[${this.name}] exited`);
-      this.#options.onExit?.(this);
+    if (this.#status === 'starting' || this.#status === 'restarting') this.#exitedWhileStarting = true;
+    if (this.#status === 'ready') this.#lose('exited');
+  }
+
+  #onError(error: Error): void {
+    const text = foreignText(error, 300);
+    let broken: string | undefined;
+    if (text.includes('ReadBuffer exceeded maximum size')) {
+      broken = 'sent a message larger than the 10 MiB limit and was stopped';
+    } else if (error instanceof SyntaxError || error.name === 'ZodError') {
+      broken = `sent a message that is not valid JSON-RPC and was stopped (${text.replace(/\s+/g, ' ')})`;
     }
+    if (broken === undefined) return;
+    this.#broken = broken;
+    if (this.#status === 'ready') this.#lose(broken);
+    else this.#options.log(`[${this.name}] ${broken}`);
+    // A broken stream cannot be trusted to frame the next message: the connection ends here.
+    this.#client?.close().catch(() => {});
+  }
+
+  /** A ready server is gone: fail its calls, tell the host, and restart it unless restarts are off. */
+  #lose(what: string): void {
+    if (this.#status !== 'ready') return;
+    this.#lost = what;
+    const client = this.#client;
+    this.#generation += 1;
+    const restart = this.#config.restart ?? defaultRestart;
+    if (restart === false) {
+      this.#status = 'exited';
+      this.#options.log(`[${this.name}] ${what}`);
+    } else {
+      this.#status = 'restarting';
+      // A server that stayed up for a while starts its backoff over.
+      if (Date.now() - this.#readySince >= restart.maxDelayMs) this.#attempt = 0;
+      this.#scheduleRestart(restart);
+    }
+    client?.close().catch(() => {});
+    this.#options.onExit?.(this);
+  }
+
+  #scheduleRestart(restart: UpstreamRestartPolicy): void {
+    this.#attempt += 1;
+    this.#nextDelayMs = Math.min(restart.initialDelayMs * 2 ** (this.#attempt - 1), restart.maxDelayMs);
+    this.#options.log(
+      `[${this.name}] ${this.#lost}; restarting in ${seconds(this.#nextDelayMs)} (attempt ${this.#attempt})`,
+    );
+    this.#restartTimer = setTimeout(() => {
+      this.#restart(restart).catch((error: unknown) =>
+        this.#options.log(`[${this.name}] restart failed: ${foreignText(error, 1024)}`),
+      );
+    }, this.#nextDelayMs);
+    this.#restartTimer.unref();
+  }
+
+  async #restart(restart: UpstreamRestartPolicy): Promise<void> {
+    if (this.#status !== 'restarting') return;
+    try {
+      await this.#open();
+    } catch (error) {
+      if (this.#status !== 'restarting') return;
+      this.#generation += 1;
+      await this.#client?.close().catch(() => {});
+      const why = this.#broken ?? (this.#exitedWhileStarting ? 'it exited before it finished starting' : reason(error));
+      this.#options.log(`[${this.name}] restart attempt ${this.#attempt} failed: ${why}`);
+      this.#scheduleRestart(restart);
+      return;
+    }
+    if (this.#status !== 'restarting') {
+      await this.#client?.close().catch(() => {});
+      return;
+    }
+    this.#becomeReady();
+    this.#options.onToolsChanged?.(this);
+  }
+
+  /** Re-lists the tools after `notifications/tools/list_changed`; several notifications in a row cost one more listing. */
+  #refreshTools(): void {
+    this.#staleTools = true;
+    if (this.#refreshing !== undefined) return;
+    this.#refreshing = (async () => {
+      while (this.#staleTools && this.#status === 'ready') {
+        this.#staleTools = false;
+        const client = this.#client;
+        const generation = this.#generation;
+        if (client === undefined) return;
+        try {
+          const tools = await listTools(client, this.#timeoutMs);
+          if (generation !== this.#generation || this.#status !== 'ready') return;
+          this.#tools = tools;
+          this.#toolsVersion += 1;
+          this.#options.log(`[${this.name}] tools changed: now ${tools.length}`);
+          this.#options.onToolsChanged?.(this);
+        } catch (error) {
+          this.#options.log(`[${this.name}] could not list its changed tools: ${reason(error)}`);
+        }
+      }
+    })().finally(() => {
+      this.#refreshing = undefined;
+    });
   }
 
   #onStderr(text: string): void {
@@ -183,6 +343,26 @@ export class UpstreamServer {
     const lines = this.#stderrTail.trim().split('\n').slice(-5).join('\n').trim();
     return lines === '' ? '' : ` Its last words on stderr:\n${lines}\n`;
   }
+}
+
+async function listTools(client: Client, timeoutMs: number): Promise<McpTool[]> {
+  const tools: McpTool[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: timeoutMs });
+    tools.push(...page.tools);
+    cursor = page.nextCursor;
+  } while (cursor !== undefined);
+  return tools;
+}
+
+/** Whether a failed HTTP call means the server is gone (no connection, or its session is), not that the tool failed. */
+function unreachable(error: unknown): boolean {
+  return error instanceof TypeError || (error instanceof StreamableHTTPError && (error.code ?? 0) !== 401);
+}
+
+function seconds(ms: number): string {
+  return ms < 1_000 ? `${ms} ms` : `${Number((ms / 1_000).toFixed(1))} s`;
 }
 
 function reason(error: unknown): string {

@@ -25,7 +25,13 @@ export interface SluiceProcess {
 /** Writes `config` to a fresh folder and starts `node dist/bin.js --config <file>` with a connected client. */
 export async function startSluice(
   config: unknown,
-  options: { capabilities?: ClientCapabilities; configPath?: string; cwd?: string } = {},
+  options: {
+    capabilities?: ClientCapabilities;
+    configPath?: string;
+    cwd?: string;
+    /** Added to the server's environment (which otherwise is the SDK's small default one). */
+    env?: Record<string, string>;
+  } = {},
 ): Promise<SluiceProcess> {
   if (!existsSync(binPath)) {
     throw new Error(`${binPath} is missing: build @sluice/mcp first (pnpm build, or tsx ../../scripts/build-package.ts).`);
@@ -42,6 +48,7 @@ export async function startSluice(
     args: [binPath, '--config', configPath],
     stderr: 'pipe',
     ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+    ...(options.env === undefined ? {} : { env: options.env }),
   });
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => {

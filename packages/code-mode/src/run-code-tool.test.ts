@@ -52,6 +52,16 @@ afterAll(async () => {
 });
 
 describe('createRunCodeTool', () => {
+  it('declares a tool that a rule allows by the binding the program sees, under the naming options given', () => {
+    const runCode = createRunCodeTool({
+      context: ctx,
+      tools: [cities],
+      policy: { default: 'deny', rules: [{ tool: 'tools.weather_cities', effect: 'allow' }] },
+      permissions: { splitNamespaces: false },
+    });
+    expect(runCode.declarations.text).toContain('weather_cities');
+  });
+
   it('describes the program language, the limits the runtime really has, and the declarations', () => {
     const runCode = createRunCodeTool({ context: ctx, tools: [forecast, cities], policy: allowAll });
     expect(runCode.name).toBe('run_code');

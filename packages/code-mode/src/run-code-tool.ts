@@ -163,7 +163,7 @@ export function createRunCodeTool(options: RunCodeToolOptions): RunCodeTool {
   const source = options.policy;
   const policy = typeof source === 'function' ? source() : isPolicy(source) ? source : createPolicy(source);
   // Tools the policy can never allow are not declared: the model should not plan around them.
-  const declared = tools.filter((tool) => mayBeAllowed(policy, tool.name));
+  const declared = tools.filter((tool) => mayBeAllowed(policy, tool.name, naming));
   // Keyed by the runtime itself: a runtime provided in its place may differ in language or limits,
   // and the description must state the limits of the runtime that will really run the program.
   const cache = new WeakMap<CodeRuntime, { declarations: ToolDeclarations; description: string; bindings: Bindings }>();

@@ -42,6 +42,7 @@ describe('parseMcpConfig', () => {
     expect(evaluatePolicy(config.policy, 'notes__anything', {}).effect).toBe('allow');
     expect(config.startTimeoutMs).toBe(30_000);
     expect(config.progressIntervalMs).toBe(1_000);
+    expect(config.resultRetentionMs).toBe(3_600_000);
   });
 
   it('reads Sluice settings, env, type and a relative cwd', async () => {
@@ -56,6 +57,7 @@ describe('parseMcpConfig', () => {
           progressIntervalMs: 250,
           declarationsTokenBudget: 4_000,
           resultTokenBudget: 2_000,
+          resultRetentionMs: 60_000,
         },
       },
       base,
@@ -77,6 +79,7 @@ describe('parseMcpConfig', () => {
       progressIntervalMs: 250,
       declarationsTokenBudget: 4_000,
       resultTokenBudget: 2_000,
+      resultRetentionMs: 60_000,
     });
     expect(evaluatePolicy(config.policy, 'other__x', {}).effect).toBe('deny');
   });
@@ -111,6 +114,7 @@ describe('parseMcpConfig', () => {
     [{ ...minimal, sluice: { language: 'ruby' } }, 'sluice.language'],
     [{ ...minimal, sluice: { budget: 1 } }, 'sluice.budget'],
     [{ ...minimal, sluice: { startTimeoutMs: 1.5 } }, 'sluice.startTimeoutMs'],
+    [{ ...minimal, sluice: { resultRetentionMs: 10 } }, 'sluice.resultRetentionMs'],
     [{ ...minimal, sluice: { runtime: [] } }, 'sluice.runtime'],
     [{ ...minimal, sluice: { policy: 7 } }, 'sluice.policy'],
     [{ ...minimal, sluice: { policy: { rules: [{ tool: 'x', effect: 'maybe' }] } } }, 'sluice.policy.rules[0].effect'],

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { discoveryNamespace } from '@sluice/code-mode';
+import { defaultSpillRetentionMs, discoveryNamespace } from '@sluice/code-mode';
 import { type CodeRuntimeLanguage, foreignText, InvalidSettingsError } from '@sluice/code-runtime';
 import { createPolicy, type Policy, type PolicyDefinition, parsePolicy, toolBindingName } from '@sluice/permissions';
 import { checkMcpConfigShape, describe } from './mcp-config-schema.js';
@@ -66,6 +66,8 @@ export interface SluiceMcpConfig {
   readonly declarationsTokenBudget?: number;
   /** Estimated tokens a rendered result may take (code-mode's default when absent). */
   readonly resultTokenBudget?: number;
+  /** How long a cut result's full text stays readable through `read_output`, in milliseconds. Default 3,600,000 (one hour). */
+  readonly resultRetentionMs: number;
   /** How upstreams that die are restarted; `false` never restarts them. */
   readonly restart: UpstreamRestartPolicy | false;
 }
@@ -121,6 +123,7 @@ export async function parseMcpConfig(
       ? {}
       : { declarationsTokenBudget: sluice.declarationsTokenBudget }),
     ...(sluice.resultTokenBudget === undefined ? {} : { resultTokenBudget: sluice.resultTokenBudget }),
+    resultRetentionMs: sluice.resultRetentionMs ?? defaultSpillRetentionMs,
     restart,
   };
 }
@@ -146,6 +149,7 @@ interface SluiceEntry {
   readonly progressIntervalMs?: number;
   readonly declarationsTokenBudget?: number;
   readonly resultTokenBudget?: number;
+  readonly resultRetentionMs?: number;
   readonly restart?: boolean | Partial<UpstreamRestartPolicy>;
 }
 

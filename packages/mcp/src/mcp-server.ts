@@ -95,7 +95,7 @@ export function createSluiceMcpServer(config: SluiceMcpConfig, options: SluiceMc
   if (!config.policyConfigured) log('no policy configured: every upstream tool may be called by programs');
 
   // Cut results are kept here for read_output, across catalog rebuilds; removed on close or when they expire.
-  const spill = new ResultSpill();
+  const spill = new ResultSpill({ retentionMs: config.resultRetentionMs });
   let started: Promise<McpCatalog> | undefined;
   const catalog = (): Promise<McpCatalog> => {
     started ??= Promise.all(upstreams.map((upstream) => upstream.start(config.startTimeoutMs))).then(() => {

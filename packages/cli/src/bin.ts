@@ -1,13 +1,20 @@
 #!/usr/bin/env node
 import { foreignText } from '@sluice/code-runtime';
+import { exitInterrupted } from './cli-io.js';
 import { runCli } from './cli-main.js';
 
 const controller = new AbortController();
-process.once('SIGINT', () => {
-  controller.abort('interrupted with Ctrl-C');
-  process.once('SIGINT', () => process.exit(130));
-});
-process.once('SIGTERM', () => controller.abort('received SIGTERM'));
+/** The first SIGINT or SIGTERM, which cancels the run; a second signal of either kind exits at once. */
+let signalled: 'SIGINT' | 'SIGTERM' | undefined;
+// 128 + the signal's number, as shells report a process a signal ended.
+const signalExit = () => (signalled === 'SIGINT' ? exitInterrupted : 128 + 15);
+for (const name of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(name, () => {
+    if (signalled !== undefined) process.exit(signalExit());
+    signalled = name;
+    controller.abort(name === 'SIGINT' ? 'interrupted with Ctrl-C' : 'received SIGTERM');
+  });
+}
 
 const [command, ...rest] = process.argv.slice(2);
 try {
@@ -22,11 +29,23 @@ try {
     // An upstream server that ignores its shutdown must not keep `sluice mcp` alive.
     process.exit();
   }
-  process.exitCode = await runCli(
+  const code = await runCli(
     process.argv.slice(2),
-    { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd() },
+    {
+      stdout: process.stdout,
+      stderr: process.stderr,
+      cwd: process.cwd(),
+      // A getter: stdin is opened only when `sluice run -` reads it.
+      get stdin() {
+        return process.stdin;
+      },
+    },
     controller.signal,
   );
+  process.exitCode = code;
+  // runCli has cancelled the run and disposed its runtime by now; nothing left (a stdin read that
+  // was abandoned) may keep the process from going, and the exit code says why it ended.
+  if (signalled !== undefined) process.exit(signalExit());
 } catch (error) {
   process.stderr.write(`sluice: internal error: ${foreignText(error, 64 * 1024, { stack: true })}\n`);
   process.exitCode = 1;

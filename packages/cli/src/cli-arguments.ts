@@ -1,73 +1,94 @@
 import { parseArgs } from 'node:util';
-import { foreignText } from '@sluice/code-runtime';
+import { type CodeRuntimeLanguage, foreignText } from '@sluice/code-runtime';
+import { type BudgetSettings, readBudgetFlags } from './cli-budgets.js';
+import { type CommandSpec, commandSpecs } from './cli-commands.js';
 import { UsageError } from './cli-io.js';
+
+/** How much `sluice` says about a run besides the program's own output. */
+export type Verbosity = 'quiet' | 'normal' | 'verbose';
 
 /** A parsed command line. */
 export type CliCommand =
-  | { readonly command: 'help' }
+  | { readonly command: 'help'; readonly topic?: CommandSpec['name'] }
   | { readonly command: 'version' }
   | { readonly command: 'demo' }
+  /** `sluice mcp`: its arguments are `@sluice/mcp`'s to read. */
+  | { readonly command: 'mcp'; readonly argv: readonly string[] }
   | {
       readonly command: 'run';
+      /** A path relative to the working directory, or `-` for stdin. */
       readonly program: string;
       readonly tools: string | undefined;
       readonly policy: string | undefined;
+      /** Given with `--language`; otherwise the program's extension decides. */
+      readonly language: CodeRuntimeLanguage | undefined;
       readonly json: boolean;
+      readonly verbosity: Verbosity;
+      readonly budgets: BudgetSettings;
     }
   | {
       readonly command: 'declarations';
       readonly tools: string;
-      readonly language: 'typescript' | 'python';
+      readonly language: CodeRuntimeLanguage;
       readonly policy: string | undefined;
+      readonly verbosity: Verbosity;
+      readonly budgets: BudgetSettings;
     };
 
-const commands = ['run', 'declarations', 'demo', 'help'];
+const commandList = 'run, declarations, demo and mcp';
 
 /** Parses `argv` (without `node` and the script). Throws {@link UsageError} with one sentence for anything wrong. */
 export function parseCommandLine(argv: readonly string[]): CliCommand {
   const [first, ...rest] = argv;
-  if (first === undefined) throw usage('Name a command: run, declarations or demo.');
-  if (first === '--help' || first === '-h' || first === 'help') return { command: 'help' };
-  if (first === '--version' || first === '-v') return { command: 'version' };
-  if (!commands.includes(first)) {
-    throw usage(`Unknown command ${JSON.stringify(first)}; the commands are run, declarations and demo.`);
+  if (first === undefined) throw usage(`Name a command: ${commandList.replace(' and ', ' or ')}.`);
+  if (first === '--help' || first === '-h' || first === 'help') {
+    if (rest.length === 0) return { command: 'help' };
+    const topic = commandSpecs.find((spec) => spec.name === rest[0]);
+    if (topic === undefined || rest.length > 1) {
+      throw usage(`Unknown help topic ${JSON.stringify(rest.join(' '))}; the commands are ${commandList}.`);
+    }
+    return { command: 'help', topic: topic.name };
   }
-  if (rest.includes('--help') || rest.includes('-h')) return { command: 'help' };
-  switch (first) {
+  if (first === '--version' || first === '-v') return { command: 'version' };
+  const spec = commandSpecs.find((candidate) => candidate.name === first);
+  if (spec === undefined) {
+    throw usage(`Unknown command ${JSON.stringify(first)}; the commands are ${commandList}.`);
+  }
+  if (spec.name === 'mcp') return { command: 'mcp', argv: rest };
+  const parsed = parse(spec, rest);
+  if (parsed === 'help') return { command: 'help', topic: spec.name };
+  const { values, positionals } = parsed;
+  const verbosity = readVerbosity(values);
+  switch (spec.name) {
     case 'demo':
-      parse('demo', rest, {}, 0);
       return { command: 'demo' };
     case 'run': {
-      const { values, positionals } = parse(
-        'run',
-        rest,
-        { tools: { type: 'string' }, policy: { type: 'string' }, json: { type: 'boolean' } },
-        1,
-      );
       const program = positionals[0];
-      if (program === undefined) throw usage('sluice run needs a program file, such as program.ts or program.py.');
+      if (program === undefined) {
+        throw usage('sluice run needs a program file, such as program.ts or program.py, or - for stdin.');
+      }
       return {
         command: 'run',
         program,
         tools: values.tools as string | undefined,
         policy: values.policy as string | undefined,
+        language: readLanguage(values.language),
         json: values.json === true,
+        verbosity,
+        budgets: readBudgetFlags(values),
       };
     }
     default: {
-      const { values } = parse(
-        'declarations',
-        rest,
-        { tools: { type: 'string' }, language: { type: 'string' }, policy: { type: 'string' } },
-        0,
-      );
       const tools = values.tools as string | undefined;
       if (tools === undefined) throw usage('sluice declarations needs --tools <module>.');
-      const language = (values.language as string | undefined) ?? 'typescript';
-      if (language !== 'typescript' && language !== 'python') {
-        throw usage(`--language must be typescript or python, got ${JSON.stringify(language)}.`);
-      }
-      return { command: 'declarations', tools, language, policy: values.policy as string | undefined };
+      return {
+        command: 'declarations',
+        tools,
+        language: readLanguage(values.language) ?? 'typescript',
+        policy: values.policy as string | undefined,
+        verbosity,
+        budgets: readBudgetFlags(values),
+      };
     }
   }
 }
@@ -76,33 +97,55 @@ function usage(message: string): UsageError {
   return new UsageError(message, { commandLine: true });
 }
 
-type Options = Record<string, { type: 'string' | 'boolean' }>;
+function readLanguage(value: unknown): CodeRuntimeLanguage | undefined {
+  if (value === undefined || value === 'typescript' || value === 'python') return value;
+  throw usage(`--language must be typescript or python, got ${JSON.stringify(value)}.`);
+}
 
-function parse(command: string, args: string[], options: Options, maxPositionals: number) {
-  let parsed: ReturnType<typeof parseArgs<{ options: Options; allowPositionals: true; strict: true; args: string[] }>>;
+function readVerbosity(values: Readonly<Record<string, unknown>>): Verbosity {
+  if (values.quiet === true && values.verbose === true) throw usage('Choose --quiet or --verbose, not both.');
+  return values.quiet === true ? 'quiet' : values.verbose === true ? 'verbose' : 'normal';
+}
+
+type ParseArgsOptions = Record<string, { type: 'string' | 'boolean'; short?: string }>;
+
+function parse(
+  spec: CommandSpec,
+  args: string[],
+): 'help' | { values: Record<string, string | boolean | undefined>; positionals: string[] } {
+  const options: ParseArgsOptions = {};
+  for (const option of spec.options) {
+    options[option.name] =
+      option.short === undefined ? { type: option.type } : { type: option.type, short: option.short };
+  }
+  let parsed: { values: Record<string, string | boolean | undefined>; positionals: string[] };
   try {
     parsed = parseArgs({ args, options, allowPositionals: true, strict: true });
   } catch (error) {
-    throw usage(describeParseError(command, error, options));
+    // A mistyped option next to --help still gets the help that was asked for.
+    if (args.includes('--help') || args.includes('-h')) return 'help';
+    throw usage(describeParseError(spec, error));
   }
-  const extra = parsed.positionals.slice(maxPositionals);
+  if (parsed.values.help === true) return 'help';
+  const extra = parsed.positionals.slice(spec.positionals);
   if (extra.length > 0) {
     throw usage(
-      `sluice ${command} takes ${maxPositionals === 0 ? 'no file arguments' : 'one program file'}, but also got ${extra.map((value) => JSON.stringify(value)).join(', ')}.`,
+      `sluice ${spec.name} takes ${spec.positionals === 0 ? 'no file arguments' : 'one program file'}, but also got ${extra.map((value) => JSON.stringify(value)).join(', ')}.`,
     );
   }
   return parsed;
 }
 
-function describeParseError(command: string, error: unknown, options: Options): string {
+function describeParseError(spec: CommandSpec, error: unknown): string {
   const code = (error as { code?: string }).code;
   const message = foreignText(error, 4096);
   const option = /'(-{1,2}[^'\s]+)/.exec(message)?.[1] ?? 'an option';
-  const known = Object.keys(options).map((name) => `--${name}`);
   switch (code) {
     case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
-      return `Unknown option ${option} for sluice ${command}; ${known.length > 0 ? `it takes ${known.join(', ')}` : 'it takes no options'}.`;
+      return `Unknown option ${option} for sluice ${spec.name}.`;
     case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
+      if (/ambiguous/.test(message))
+        return `Option ${option} needs a value; write ${option}=<value> for one that starts with "-".`;
       return /argument missing/.test(message) ? `Option ${option} needs a value.` : `Option ${option} takes no value.`;
     default:
       return `Could not read the command line: ${message}`;

@@ -23,8 +23,13 @@ interface Finished {
 function start(
   args: readonly string[],
   entry = bin,
+  options: { readonly stdin?: 'pipe'; readonly detached?: boolean } = {},
 ): { child: ChildProcess; output: { stdout: string; stderr: string } } {
-  const child = spawn(process.execPath, [entry, ...args], { cwd: work, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [entry, ...args], {
+    cwd: work,
+    stdio: [options.stdin ?? 'ignore', 'pipe', 'pipe'],
+    detached: options.detached ?? false,
+  });
   const output = { stdout: '', stderr: '' };
   child.stdout!.on('data', (chunk: Buffer) => {
     output.stdout += chunk.toString('utf8');
@@ -121,10 +126,59 @@ return [entry["city"] for entry in results if entry["rain"] > 0.5]`,
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe('sluice (the built command)', slow, () => {
-  it('prints help and exits 0', async () => {
+  it('prints help naming every command and exits 0, and each command prints its own', async () => {
     const { code, stdout } = await sluice('--help');
     expect(code).toBe(0);
-    expect(stdout).toContain('sluice run <program.ts|.js|.py>');
+    expect(stdout).toContain('sluice run <program.ts|.js|.py|->');
+    expect(stdout).toMatch(/^ {2}mcp +Serves MCP/m);
+    const run = await sluice('run', '--help');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^Usage: sluice run /);
+    expect(run.stdout).toContain('--cpu-time-ms <ms>');
+    const mcp = await sluice('mcp', '--help');
+    expect(mcp.code).toBe(0);
+    expect(mcp.stdout + mcp.stderr).toMatch(/^Usage: sluice mcp --config/);
+  });
+
+  it('runs a program piped on stdin when the program is -', async () => {
+    const { child, output } = start(['run', '-', '--tools', 'tools.ts'], bin, { stdin: 'pipe' });
+    child.stdin!.end("const { rain } = await weather.forecast({ city: 'Lima' });\nreturn rain;");
+    const { code, stdout, stderr } = await finished(child, output);
+    expect(stderr).toMatch(/^sluice: ok · /);
+    expect(code).toBe(0);
+    expect(stdout).toBe('0.4\n');
+  });
+
+  it('exits 130 on Ctrl-C after cancelling the run and stopping its sandbox', async () => {
+    file('held.ts', "console.log('holding');\nawait gate.wait({ file: 'never-created' });\nwhile (true) {}");
+    // Its own process group, signalled as a whole, as a terminal does on Ctrl-C.
+    const { child, output } = start(['run', 'held.ts', '--tools', 'tools.ts'], bin, { detached: true });
+    const done = finished(child, output);
+    try {
+      await until(() => output.stdout.includes('holding'));
+      process.kill(-child.pid!, 'SIGINT');
+      const { code, stderr } = await done;
+      // The run ended as a cancelled run (its result printed), and the process then left on its own.
+      expect(stderr).toContain('sluice: the program failed (abort): The run was cancelled: interrupted with Ctrl-C.');
+      expect(code).toBe(130);
+    } finally {
+      if (child.exitCode === null) process.kill(-child.pid!, 'SIGKILL');
+    }
+  });
+
+  it('exits 130 on Ctrl-C while it waits for a program on stdin', async () => {
+    const { child, output } = start(['run', '-', '--verbose'], bin, { stdin: 'pipe' });
+    const done = finished(child, output);
+    try {
+      // --verbose prints the budgets before reading the program: stdin is being read from then on.
+      await until(() => output.stderr.includes('sluice: isolation: '));
+      child.kill('SIGINT');
+      const { code, stderr } = await done;
+      expect(stderr).toContain('sluice: Interrupted while reading the program from stdin.');
+      expect(code).toBe(130);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
   });
 
   it('runs from the built file directly too', async () => {
@@ -228,19 +282,26 @@ describe('sluice (the built command)', slow, () => {
 
   it('answers each bad input with one sentence and exit 2', async () => {
     const cases: [string[], string][] = [
-      [[], 'sluice: Name a command: run, declarations or demo.\nRun "sluice --help" for usage.\n'],
+      [[], 'sluice: Name a command: run, declarations, demo or mcp.\nRun "sluice --help" for usage.\n'],
       [
         ['run', 'fan-out.ts', '--fast'],
-        'sluice: Unknown option --fast for sluice run; it takes --tools, --policy, --json.\n',
+        'sluice: Unknown option --fast for sluice run.\nRun "sluice run --help" for usage.\n',
+      ],
+      [
+        ['run', 'fan-out.ts', '--memory-bytes', '1024'],
+        'sluice: Bad --memory-bytes: Setting memoryBytes must be an integer from 16777216 to 17179869184, got 1024.\n',
       ],
       [['run', 'missing.ts'], 'sluice: The program missing.ts does not exist.\n'],
-      [['run', 'policy.json'], 'sluice: sluice run needs a .ts, .js or .py program, got policy.json.\n'],
+      [
+        ['run', 'policy.json'],
+        'sluice: sluice run needs a .ts, .js or .py program (or --language), got policy.json.\n',
+      ],
       [['run', 'empty.ts'], 'sluice: The program empty.ts is empty.\n'],
       [['run', 'plain.js', '--tools', 'nowhere.ts'], 'sluice: The tools module nowhere.ts does not exist.\n'],
       [['run', 'plain.js', '--tools', 'empty-tools.ts'], 'sluice: The tools module empty-tools.ts exports no tools'],
       [['run', 'plain.js', '--policy', 'bad-policy.json'], 'sluice: Bad policy: bad-policy.json: '],
       [['run', 'plain.js', '--policy', 'not-json.json'], 'sluice: Bad policy: not-json.json: Policy is not valid JSON'],
-      [['run', 'plain.js', '--policy', 'absent.json'], 'sluice: Bad policy: Policy file absent.json could not be read'],
+      [['run', 'plain.js', '--policy', 'absent.json'], 'sluice: The policy file absent.json does not exist.\n'],
     ];
     const outcomes = await Promise.all(cases.map(([args]) => sluice(...args)));
     for (const [index, [args, message]] of cases.entries()) {

@@ -1,17 +1,19 @@
-import { createRunCodeTool } from '@sluice/code-mode';
-import { type CodeRuntimeLanguage, InvalidRequestError, InvalidSettingsError } from '@sluice/code-runtime';
-import { createPythonCodeRuntime } from '@sluice/code-runtime-python';
-import { createWorkerThreadCodeRuntime } from '@sluice/code-runtime-worker-thread';
+import type { CodeRuntimeLanguage } from '@sluice/code-runtime';
 import { createContext } from '@sluice/context';
-import { type CliIo, exitSuccess, UsageError } from './cli-io.js';
-import { allowEverything, loadPolicy } from './cli-run.js';
+import type { Verbosity } from './cli-arguments.js';
+import { type BudgetSettings, createBudgetedRuntime } from './cli-budgets.js';
+import { loadPolicy } from './cli-inputs.js';
+import { type CliIo, exitSuccess } from './cli-io.js';
+import { allowEverything, buildRunCodeTool } from './cli-run.js';
 import { loadToolsModule } from './cli-tools-module.js';
 
-/** Options of `sluice declarations`. */
+/** Options of `sluice declarations`. Paths are relative to the `cwd` of the {@link CliIo}. */
 export interface DeclarationsCommandOptions {
   readonly tools: string;
   readonly language: CodeRuntimeLanguage;
   readonly policy: string | undefined;
+  readonly verbosity: Verbosity;
+  readonly budgets: BudgetSettings;
 }
 
 /**
@@ -20,28 +22,20 @@ export interface DeclarationsCommandOptions {
  * runtime is created only to read its published limits.
  */
 export async function declarationsCommand(options: DeclarationsCommandOptions, io: CliIo): Promise<number> {
-  const tools = await loadToolsModule(options.tools, io.cwd);
-  const policy = options.policy === undefined ? allowEverything : await loadPolicy(options.policy);
+  const runtime = createBudgetedRuntime(options.language, options.budgets);
   const ctx = createContext();
-  ctx.provide(
-    'codeRuntime',
-    options.language === 'python' ? createPythonCodeRuntime() : createWorkerThreadCodeRuntime(),
-  );
+  ctx.provide('codeRuntime', runtime);
   try {
-    let runCode: ReturnType<typeof createRunCodeTool>;
-    try {
-      runCode = createRunCodeTool({ context: ctx, tools, policy });
-    } catch (error) {
-      if (InvalidRequestError.isInstance(error) || InvalidSettingsError.isInstance(error)) {
-        throw new UsageError(error.message);
-      }
-      throw error;
-    }
+    const tools = await loadToolsModule(options.tools, io.cwd);
+    const policy = options.policy === undefined ? allowEverything : loadPolicy(options.policy, io.cwd);
+    const runCode = buildRunCodeTool(ctx, tools, policy);
     const { declarations } = runCode;
     io.stdout.write(`${runCode.description}\n`);
-    io.stderr.write(
-      `sluice: ${tools.length} tool${tools.length === 1 ? '' : 's'}, ${declarations.mode} declarations, about ${declarations.estimatedTokens} tokens (UTF-8 bytes / 4).\n`,
-    );
+    if (options.verbosity !== 'quiet') {
+      io.stderr.write(
+        `sluice: ${tools.length} tool${tools.length === 1 ? '' : 's'}, ${declarations.mode} declarations, about ${declarations.estimatedTokens} tokens (UTF-8 bytes / 4).\n`,
+      );
+    }
     return exitSuccess;
   } finally {
     await ctx.dispose();

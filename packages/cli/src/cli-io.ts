@@ -9,8 +9,10 @@ export interface CliStream {
 export interface CliIo {
   readonly stdout: CliStream;
   readonly stderr: CliStream;
-  /** The directory relative paths are resolved against. */
+  /** The directory every relative path on the command line is resolved against. */
   readonly cwd: string;
+  /** Where `sluice run -` reads its program; `process.stdin` fits. Without it, `-` is refused. */
+  readonly stdin?: AsyncIterable<Uint8Array | string>;
 }
 
 /** Exit code: the command did what was asked and the program succeeded. */
@@ -19,6 +21,8 @@ export const exitSuccess = 0;
 export const exitProgramFailure = 1;
 /** Exit code: the command line or an input file was wrong; nothing ran. */
 export const exitUsageError = 2;
+/** Exit code: interrupted with Ctrl-C (SIGINT); the run was cancelled first. 128 + the signal's number, as shells do. */
+export const exitInterrupted = 130;
 
 /** Thrown inside the CLI for a bad command line or input; printed as one sentence, exit code 2. */
 export class UsageError extends Error {
@@ -31,20 +35,3 @@ export class UsageError extends Error {
     this.commandLine = options.commandLine ?? false;
   }
 }
-
-/** The one-line command summaries `--help` prints and usage errors point to. */
-export const usageText = `Usage:
-  sluice run <program.ts|.js|.py> [--tools <module>] [--policy <file.json>] [--json]
-  sluice declarations --tools <module> [--language typescript|python] [--policy <file.json>]
-  sluice demo
-  sluice mcp --config <file.json>
-
-  run           Runs a program against the tools a JS/TS module exports. Logs stream as they
-                come; then the value (stdout) or the failure (stderr), and a usage line (stderr).
-                --json prints the whole result as JSON instead. Exit 0 ok, 1 program failed, 2 bad input.
-  declarations  Prints the declarations the model would read for those tools.
-  demo          Runs the bundled demo: sample tools, a TypeScript and a Python program, a denied
-                call and a run that hits its wall clock, printed as the model sees them.
-  mcp           Serves MCP over stdio: run_code over the upstream MCP servers in <file.json>
-                ("mcpServers" format), plus search_tools and describe_tool. See "sluice mcp --help".
-`;

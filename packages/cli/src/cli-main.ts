@@ -1,21 +1,24 @@
 import { readFileSync } from 'node:fs';
 import { parseCommandLine } from './cli-arguments.js';
+import { commandHelpText, commandSpecs, overviewText } from './cli-commands.js';
 import { declarationsCommand } from './cli-declarations.js';
-import { type CliIo, exitSuccess, exitUsageError, UsageError, usageText } from './cli-io.js';
+import { type CliIo, exitSuccess, exitUsageError, UsageError } from './cli-io.js';
 import { runCommand } from './cli-run.js';
 import { runDemo } from './demo/demo-run.js';
 
 /**
  * Runs the `sluice` command with `argv` (the arguments after the command name) and resolves with
- * its exit code: 0 success, 1 the program failed, 2 bad input (one sentence on stderr). Never
- * calls `process.exit`; aborting `signal` cancels a running program.
+ * its exit code: 0 success, 1 the program failed, 2 bad input (one sentence on stderr). Relative
+ * paths are resolved against `io.cwd`; `sluice run -` reads `io.stdin`. Never calls
+ * `process.exit`; aborting `signal` cancels a running program. `sluice mcp` serves over the
+ * process's own stdio, so the `sluice` executable runs it (`runMcpCommand` of `@sluice/mcp`), not this.
  */
 export async function runCli(argv: readonly string[], io: CliIo, signal?: AbortSignal): Promise<number> {
   try {
     const command = parseCommandLine(argv);
     switch (command.command) {
       case 'help':
-        io.stdout.write(usageText);
+        io.stdout.write(await helpText(command.topic));
         return exitSuccess;
       case 'version':
         io.stdout.write(`${packageVersion()}\n`);
@@ -26,12 +29,25 @@ export async function runCli(argv: readonly string[], io: CliIo, signal?: AbortS
         return await runCommand(command, io, signal);
       case 'declarations':
         return await declarationsCommand(command, io);
+      case 'mcp':
+        throw new UsageError("sluice mcp serves over the process's stdin and stdout; run it with the sluice command.");
     }
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    io.stderr.write(`sluice: ${error.message}\n${error.commandLine ? 'Run "sluice --help" for usage.\n' : ''}`);
+    const named = commandSpecs.find((spec) => spec.name === argv[0]);
+    const help = named === undefined ? 'sluice --help' : `sluice ${named.name} --help`;
+    io.stderr.write(`sluice: ${error.message}\n${error.commandLine ? `Run "${help}" for usage.\n` : ''}`);
     return exitUsageError;
   }
+}
+
+async function helpText(topic: string | undefined): Promise<string> {
+  const spec = commandSpecs.find((candidate) => candidate.name === topic);
+  if (spec === undefined) return overviewText();
+  if (spec.name !== 'mcp') return commandHelpText(spec);
+  // Loaded only for this: `sluice mcp` documents its own options.
+  const { mcpUsageText } = await import('@sluice/mcp');
+  return mcpUsageText;
 }
 
 function packageVersion(): string {

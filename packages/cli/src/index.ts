@@ -1,6 +1,7 @@
 export {
   type CliIo,
   type CliStream,
+  exitInterrupted,
   exitProgramFailure,
   exitSuccess,
   exitUsageError,

@@ -1,0 +1,67 @@
+import { type CodeRuntime, InvalidSettingsError } from '@sluice/code-runtime';
+import { createPythonCodeRuntime } from '@sluice/code-runtime-python';
+import { createWorkerThreadCodeRuntime } from '@sluice/code-runtime-worker-thread';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type BudgetSettings, budgetFlags, createBudgetedRuntime, readBudgetFlags } from './cli-budgets.js';
+import { UsageError } from './cli-io.js';
+
+const created: CodeRuntime[] = [];
+afterEach(async () => {
+  await Promise.all(created.splice(0).map((runtime) => runtime.dispose()));
+});
+
+function providerMessage(create: () => CodeRuntime): string {
+  try {
+    created.push(create());
+  } catch (error) {
+    expect(InvalidSettingsError.isInstance(error)).toBe(true);
+    return (error as Error).message;
+  }
+  throw new Error('expected the provider to refuse the settings');
+}
+
+function refusal(language: 'typescript' | 'python', budgets: BudgetSettings): UsageError {
+  try {
+    created.push(createBudgetedRuntime(language, budgets));
+  } catch (error) {
+    expect(error).toBeInstanceOf(UsageError);
+    return error as UsageError;
+  }
+  throw new Error('expected the budgets to be refused');
+}
+
+describe('createBudgetedRuntime', () => {
+  it('gives the runtime the budgets from the flags', () => {
+    const budgets = readBudgetFlags({ 'wall-time-ms': '5000', 'memory-bytes': '67108864', 'host-calls': '0' });
+    const typescript = createBudgetedRuntime('typescript', budgets);
+    const python = createBudgetedRuntime('python', budgets);
+    created.push(typescript, python);
+    expect(typescript.limits).toMatchObject({ wallTimeMs: 5000, memoryBytes: 67108864, hostCalls: 0 });
+    expect(python.limits).toMatchObject({ wallTimeMs: 5000, memoryBytes: 67108864, hostCalls: 0 });
+  });
+
+  it("refuses a bad value with the provider's own message, naming the flag", () => {
+    const cases: [BudgetSettings, () => CodeRuntime][] = [
+      [{ wallTimeMs: 0 }, () => createWorkerThreadCodeRuntime({ wallTimeMs: 0 })],
+      [{ cpuTimeMs: 1.5 }, () => createWorkerThreadCodeRuntime({ cpuTimeMs: 1.5 })],
+      [{ hostCalls: '5s' }, () => createWorkerThreadCodeRuntime({ hostCalls: '5s' as unknown as number })],
+      [{ memoryBytes: 1024 }, () => createWorkerThreadCodeRuntime({ memoryBytes: 1024 })],
+    ];
+    for (const [budgets, direct] of cases) {
+      const [setting] = Object.keys(budgets);
+      const flag = budgetFlags.find((entry) => entry.setting === setting)!.flag;
+      const error = refusal('typescript', budgets);
+      expect(error.message).toBe(`Bad --${flag}: ${providerMessage(direct)}`);
+      expect(error.commandLine).toBe(true);
+    }
+  });
+
+  it('validates against the provider of the language, which may differ', () => {
+    // 40 MiB is a fine heap for a worker thread but cannot hold Python's output budgets.
+    const budgets = { memoryBytes: 40 * 1024 * 1024 };
+    created.push(createBudgetedRuntime('typescript', budgets));
+    expect(refusal('python', budgets).message).toBe(
+      `Bad --memory-bytes: ${providerMessage(() => createPythonCodeRuntime(budgets))}`,
+    );
+  });
+});

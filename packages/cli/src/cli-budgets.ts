@@ -1,0 +1,92 @@
+import {
+  type CodeRuntime,
+  type CodeRuntimeLanguage,
+  type CodeRuntimeLimits,
+  InvalidSettingsError,
+} from '@sluice/code-runtime';
+import { createPythonCodeRuntime, type PythonCodeRuntimeSettings } from '@sluice/code-runtime-python';
+import {
+  createWorkerThreadCodeRuntime,
+  type WorkerThreadCodeRuntimeSettings,
+} from '@sluice/code-runtime-worker-thread';
+import { UsageError } from './cli-io.js';
+
+/** One budget flag: the kebab-case spelling of the provider setting it sets, unit included. */
+export interface BudgetFlag {
+  /** The flag without its dashes, such as `wall-time-ms`. */
+  readonly flag: string;
+  /** The provider setting it sets, such as `wallTimeMs`. */
+  readonly setting: keyof CodeRuntimeLimits;
+  /** One line for `--help`: what it bounds, its unit and default. */
+  readonly help: string;
+}
+
+/**
+ * The budget flags of `sluice run` and `sluice declarations`, one per provider budget. The value is
+ * handed to the provider's factory as is, so the provider's own validation decides what is allowed.
+ */
+export const budgetFlags: readonly BudgetFlag[] = [
+  { flag: 'wall-time-ms', setting: 'wallTimeMs', help: 'Wall clock per run in ms, host calls included (30000).' },
+  {
+    flag: 'cpu-time-ms',
+    setting: 'cpuTimeMs',
+    help: 'CPU time per run in ms (10000; Python rounds up to whole seconds).',
+  },
+  {
+    flag: 'memory-bytes',
+    setting: 'memoryBytes',
+    help: 'Memory per run in bytes: the heap for .ts/.js (128 MiB, at least 16 MiB), the address space for .py (512 MiB).',
+  },
+  { flag: 'log-bytes', setting: 'logBytes', help: 'UTF-8 bytes of log text kept per run (65536).' },
+  { flag: 'value-bytes', setting: 'valueBytes', help: "UTF-8 bytes of the returned value's JSON (1048576)." },
+  {
+    flag: 'host-call-bytes',
+    setting: 'hostCallBytes',
+    help: "UTF-8 bytes of one host call's argument, and of its result, as JSON (1048576).",
+  },
+  {
+    flag: 'host-calls',
+    setting: 'hostCalls',
+    help: 'Host calls per run, refused ones included; 0 forbids calls (1000).',
+  },
+  { flag: 'concurrent-host-calls', setting: 'concurrentHostCalls', help: 'Host calls in flight at once (16).' },
+  { flag: 'source-bytes', setting: 'sourceBytes', help: 'UTF-8 bytes of program source (262144).' },
+];
+
+/** Budget settings as read from the command line: a number where the text is one, else the text itself. */
+export type BudgetSettings = Readonly<Partial<Record<keyof CodeRuntimeLimits, number | string>>>;
+
+const decimal = /^[+-]?\d+(\.\d+)?([eE][+-]?\d+)?$/;
+
+/**
+ * The budget settings among parsed option values. Text that is not a decimal number is kept as text,
+ * so the provider's validation refuses it with its usual message instead of this parser guessing.
+ */
+export function readBudgetFlags(values: Readonly<Record<string, unknown>>): BudgetSettings {
+  const settings: Record<string, number | string> = {};
+  for (const { flag, setting } of budgetFlags) {
+    const text = values[flag];
+    if (typeof text !== 'string') continue;
+    settings[setting] = decimal.test(text.trim()) ? Number(text) : text;
+  }
+  return settings;
+}
+
+/**
+ * Creates the runtime for `language` with the budgets given on the command line. The provider's
+ * factory validates them (it does no I/O); a setting it refuses becomes a {@link UsageError} naming
+ * the flag, followed by the provider's own message.
+ */
+export function createBudgetedRuntime(language: CodeRuntimeLanguage, budgets: BudgetSettings): CodeRuntime {
+  try {
+    return language === 'python'
+      ? createPythonCodeRuntime(budgets as PythonCodeRuntimeSettings)
+      : createWorkerThreadCodeRuntime(budgets as WorkerThreadCodeRuntimeSettings);
+  } catch (error) {
+    if (!InvalidSettingsError.isInstance(error)) throw error;
+    const flag = budgetFlags.find((entry) => entry.setting === error.setting)?.flag;
+    throw new UsageError(flag === undefined ? error.message : `Bad --${flag}: ${error.message}`, {
+      commandLine: true,
+    });
+  }
+}

@@ -69,14 +69,7 @@ export type AiSdkRunCodeTool = Tool<RunCodeInput, AiSdkRunCodeOutput>;
  */
 export async function createAiSdkRunCodeTool(options: AiSdkRunCodeToolOptions): Promise<AiSdkRunCodeTool> {
   const runs = new Map<string, ToolExecutionOptions>();
-  const converted = await convertAiSdkTools(options.tools, (runId) => runs.get(runId), {
-    ...(options.permissions?.defaultNamespace === undefined
-      ? {}
-      : { defaultNamespace: options.permissions.defaultNamespace }),
-    ...(options.permissions?.splitNamespaces === undefined
-      ? {}
-      : { splitNamespaces: options.permissions.splitNamespaces }),
-  });
+  const converted = await convertAiSdkTools(options.tools, (runId) => runs.get(runId));
   const runCode: RunCodeTool = createRunCodeTool({
     context: { codeRuntime: options.runtime },
     tools: converted.tools,

@@ -1,5 +1,5 @@
 import type { JsonValue } from '@sluice/code-runtime';
-import { type JsonSchema, type Tool, type ToolBindingNameOptions, toolBindingName } from '@sluice/permissions';
+import type { JsonSchema, Tool } from '@sluice/permissions';
 import type { ToolExecutionOptions, ToolSet } from 'ai';
 import { parseWithSchema, resolveSchema } from './ai-sdk-schema.js';
 
@@ -24,15 +24,11 @@ export interface ConvertedTools {
  * options (messages, and `experimental_context` in ai 6 or `context` in ai 7), with a tool call id
  * of `<run_code id>/<call id>` and an abort signal that fires when the run ends. A result goes
  * through JSON as the AI SDK would send it to the model (`undefined` becomes `null`); a streaming
- * tool's last value is its result. `naming` must be the naming options the bindings use, so errors
- * name the tool as the program calls it. Throws `InvalidRequestError` naming the tool for a schema
- * the AI SDK cannot convert.
+ * tool's last value is its result. The parse runs as the tool's `parseInput`, so a refused input is
+ * a `validation` denial, before approval is asked. Throws `InvalidRequestError` naming the tool for
+ * a schema the AI SDK cannot convert.
  */
-export async function convertAiSdkTools(
-  toolSet: ToolSet,
-  lookup: ExecutionOptionsLookup,
-  naming: ToolBindingNameOptions = {},
-): Promise<ConvertedTools> {
+export async function convertAiSdkTools(toolSet: ToolSet, lookup: ExecutionOptionsLookup): Promise<ConvertedTools> {
   const tools: Tool[] = [];
   const needsApproval: string[] = [];
   const leftOut: { name: string; reason: string }[] = [];
@@ -57,13 +53,10 @@ export async function convertAiSdkTools(
       description: aiTool.description ?? '',
       inputSchema: input.jsonSchema,
       ...(outputSchema === undefined ? {} : { outputSchema }),
-      execute: async (given, context) => {
-        const parsed = await parseWithSchema(input.schema, given);
-        if (!parsed.ok) {
-          throw new Error(
-            `Invalid input for ${bindingLabel(name, naming)}: ${parsed.problems.join('; ')}. Fix the argument and call it again.`,
-          );
-        }
+      // The tool's own schema parses the input before approval is asked and the decision logged,
+      // so a refinement's refusal is a validation denial and execute gets the parsed value.
+      parseInput: (given) => parseWithSchema(input.schema, given),
+      execute: async (parsed, context) => {
         const parent = lookup(context.runId);
         // Every execution option of the run_code call is passed on (ai 6's experimental_context, ai 7's
         // context and sandbox), but the call id and the abort signal are this call's own.
@@ -73,22 +66,12 @@ export async function convertAiSdkTools(
           toolCallId: `${parent?.toolCallId ?? 'run_code'}/${context.callId}`,
           abortSignal: context.signal,
         };
-        const output: unknown = await lastValue(execute(parsed.value as never, options));
+        const output: unknown = await lastValue(execute(parsed as never, options));
         return asJson(output);
       },
     });
   }
   return { tools, needsApproval, leftOut };
-}
-
-/** The name the program calls the tool by (`tools.readFile`), as in the declarations. */
-function bindingLabel(name: string, naming: ToolBindingNameOptions): string {
-  try {
-    const binding = toolBindingName(name, naming);
-    return `${binding.namespace}.${binding.name}`;
-  } catch {
-    return name;
-  }
 }
 
 async function lastValue(output: unknown): Promise<unknown> {

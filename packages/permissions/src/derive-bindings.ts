@@ -1,5 +1,6 @@
 import {
   type Bindings,
+  foreignText,
   type HostCallContext,
   type HostFunction,
   InvalidSettingsError,
@@ -14,7 +15,7 @@ import { createPolicy, isPolicy, type Policy } from './policy.js';
 import type { PolicyDefinition } from './policy-definition.js';
 import { evaluatePolicy, mayBeAllowed, type PolicyVerdict } from './policy-evaluate.js';
 import { mapPositional } from './positional-arguments.js';
-import type { Tool } from './tool.js';
+import type { ParsedInput, Tool } from './tool.js';
 import type { ToolBindingNameOptions } from './tool-binding-name.js';
 import { buildCatalog, type CatalogEntry } from './tool-catalog.js';
 
@@ -143,6 +144,12 @@ function hostFunction(
     }
     const problems = entry.checkInput(input);
     if (problems !== undefined) return deny('validation', invalidInputMessage(binding, problems), verdict);
+    let parsed: unknown = input;
+    if (tool.parseInput !== undefined) {
+      const outcome = await parseToolInput(tool, input);
+      if (!outcome.ok) return deny('validation', invalidInputMessage(binding, outcome.problems), verdict);
+      parsed = outcome.value;
+    }
     let approval: ApprovalRecord | undefined;
     if (verdict.effect === 'ask') {
       const request = {
@@ -167,7 +174,11 @@ function hostFunction(
       }
     }
     report({ decision: 'allow', ...verdictFields(verdict), ...(approval === undefined ? {} : { approval }) });
-    const output = await tool.execute(input, { signal: context.signal, runId: context.runId, callId: context.callId });
+    const output = await tool.execute(parsed as JsonValue, {
+      signal: context.signal,
+      runId: context.runId,
+      callId: context.callId,
+    });
     const outputProblems = entry.checkOutput?.(output);
     if (outputProblems !== undefined) throw new Error(invalidOutputMessage(binding, outputProblems));
     return output;
@@ -219,4 +230,18 @@ function checkOptions(options: DeriveBindingsOptions): Settings {
 
 function optionError(setting: string, problem: string): never {
   throw new InvalidSettingsError({ message: `Option ${setting} ${problem}.`, setting });
+}
+
+/** A tool's own parse of its input, read defensively: a throw or a malformed answer is a refusal. */
+async function parseToolInput(tool: Tool, input: JsonValue): Promise<ParsedInput> {
+  try {
+    const outcome = await tool.parseInput!(structuredClone(input));
+    if (outcome?.ok === true) return { ok: true, value: outcome.value };
+    if (outcome?.ok === false && Array.isArray(outcome.problems) && outcome.problems.length > 0) {
+      return { ok: false, problems: outcome.problems.map((problem) => foreignText(problem, 512)) };
+    }
+    return { ok: false, problems: ['the tool refused it'] };
+  } catch (error) {
+    return { ok: false, problems: [foreignText(error, 512)] };
+  }
 }

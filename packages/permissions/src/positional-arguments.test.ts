@@ -129,3 +129,71 @@ describe('deriveBindings with a null for an optional property', () => {
     expect(received).toEqual([]);
   });
 });
+
+describe('deriveBindings with a tool that parses its own input', () => {
+  function parsingSetUp(parseInput: Tool['parseInput']) {
+    const received: unknown[] = [];
+    const decisions: PermissionDecision[] = [];
+    let asked = 0;
+    const tools: Tool[] = [
+      {
+        name: 'read',
+        description: 'read',
+        inputSchema: object({ path: { type: 'string' }, limit: { type: 'integer' } }, ['path']),
+        parseInput,
+        execute: (input) => {
+          received.push(input);
+          return 'done';
+        },
+      },
+    ];
+    const bindings = deriveBindings(
+      tools,
+      { default: 'ask', rules: [] },
+      {
+        onDecision: (entry) => decisions.push(entry),
+        approve: () => {
+          asked += 1;
+          return { decision: 'allow' };
+        },
+      },
+    );
+    const call = (input: JsonValue) =>
+      Promise.resolve(bindings.tools!.read!(input, { runId: 'r', callId: 'c', signal: new AbortController().signal }));
+    return { received, decisions, call, asked: () => asked };
+  }
+
+  it('hands execute the parsed value, with defaults filled, after approval', async () => {
+    const { received, decisions, call, asked } = parsingSetUp((input) => ({
+      ok: true,
+      value: { limit: 10, ...(input as object) },
+    }));
+    await call({ path: '/etc/motd' });
+    expect(received).toEqual([{ limit: 10, path: '/etc/motd' }]);
+    expect(asked()).toBe(1);
+    expect(decisions).toMatchObject([{ decision: 'allow', arguments: { path: '/etc/motd' } }]);
+  });
+
+  it('refuses what it refuses as a validation denial, before approval is asked', async () => {
+    const { received, decisions, call, asked } = parsingSetUp(async () => ({
+      ok: false,
+      problems: ['$.path: must be an absolute path'],
+    }));
+    await expect(call({ path: 'relative' })).rejects.toThrow(
+      'Invalid input for tools.read: $.path: must be an absolute path. Fix the argument and call it again.',
+    );
+    expect(received).toEqual([]);
+    expect(asked()).toBe(0);
+    expect(decisions).toMatchObject([{ decision: 'deny', deniedBy: 'validation' }]);
+  });
+
+  it('takes a parse that throws or answers nonsense as a refusal, never a crash', async () => {
+    const throwing = parsingSetUp(() => {
+      throw new Error('parser broke');
+    });
+    await expect(throwing.call({ path: '/x' })).rejects.toThrow('Invalid input for tools.read: parser broke.');
+    const nonsense = parsingSetUp(() => 42 as never);
+    await expect(nonsense.call({ path: '/x' })).rejects.toThrow('Invalid input for tools.read: the tool refused it.');
+    expect([...throwing.received, ...nonsense.received]).toEqual([]);
+  });
+});

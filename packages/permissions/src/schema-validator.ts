@@ -21,14 +21,20 @@ const drafts: Readonly<Record<string, Draft>> = {
 // made before it), so coercion, defaults and property removal stay off, as they are by default.
 const ajvOptions: Options = { allErrors: true, strict: false, logger: false, addUsedSchema: false };
 const validators = new Map<Draft, Ajv | Ajv2019 | Ajv2020>();
+// Two caches: one per schema object, alive as long as the host keeps the tool (so a catalogue of any
+// size compiles once, however often bindings are derived), and a bounded least-recently-used one by
+// schema text for schemas rebuilt as new objects. Entries are keyed by text, so a schema object
+// changed in place is compiled again rather than checked by its old validator.
+const bySchema = new WeakMap<object, { readonly key: string; readonly validate: ValidateFunction }>();
 const cache = new Map<string, ValidateFunction>();
-const cacheLimit = 500;
+const cacheLimit = 1000;
 const maxProblems = 5;
 
 /**
  * Compiles a JSON Schema once. The dialect is taken from `$schema` (2020-12, 2019-09 or draft-07;
  * 2020-12 when absent). Known `format`s are checked; unknown keywords and formats are ignored.
- * Compiled validators are shared across derives by schema text. Throws `Error` with the
+ * Compiled validators are shared across derives: by schema object while it lives, and by schema text
+ * (the 1 000 most recently used). Throws `Error` with the
  * validator's reason when the schema itself is invalid or its dialect unsupported.
  */
 export function compileSchema(schema: JsonSchema): SchemaCheck {
@@ -38,15 +44,19 @@ export function compileSchema(schema: JsonSchema): SchemaCheck {
     throw new Error(`$schema ${JSON.stringify($schema)} is not supported; use 2020-12, 2019-09 or draft-07`);
   }
   const key = `${draft}\n${JSON.stringify(rest)}`;
-  let validate = cache.get(key);
+  const own = bySchema.get(schema);
+  let validate = own?.key === key ? own.validate : cache.get(key);
   if (validate === undefined) {
     const validator = validatorFor(draft);
     validate = validator.compile(rest);
-    // Ajv keeps every schema object it compiled; this cache is the one that is bounded.
+    // Ajv keeps every schema object it compiled; these caches are the ones that are bounded.
     validator.removeSchema(rest);
-    if (cache.size >= cacheLimit) cache.delete(cache.keys().next().value!);
-    cache.set(key, validate);
+  } else {
+    cache.delete(key);
   }
+  cache.set(key, validate);
+  if (cache.size > cacheLimit) cache.delete(cache.keys().next().value!);
+  bySchema.set(schema, { key, validate });
   const compiled = validate;
   return (value) => (compiled(value) ? undefined : describeErrors(compiled.errors ?? []));
 }

@@ -33,6 +33,9 @@ export function buildCatalog(tools: readonly Tool[], options: ToolBindingNameOpt
     byName.set(tool.name, index);
     if (typeof tool.description !== 'string') fail(`${at}.description`, `${label} needs a description string`);
     if (typeof tool.execute !== 'function') fail(`${at}.execute`, `${label} needs an execute function`);
+    if (tool.parseInput !== undefined && typeof tool.parseInput !== 'function') {
+      fail(`${at}.parseInput`, `${label}: parseInput must be a function when given`);
+    }
     const mapped = mapToolName(tool.name, options);
     if (typeof mapped === 'string') fail(`${at}.name`, `${label} ${mapped}`);
     const binding = `${mapped.namespace}.${mapped.name}`;

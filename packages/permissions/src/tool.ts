@@ -26,6 +26,19 @@ export interface Tool {
   readonly inputSchema: JsonSchema;
   /** When present, a JSON Schema every result must satisfy; a result that does not is an error in the program. */
   readonly outputSchema?: JsonSchema;
-  /** Does the work. Called only for an allowed (and, when asked, approved) call with valid input. */
+  /**
+   * When present, the tool's own parse of an input that passed `inputSchema`: refinements, defaults
+   * and transforms the JSON Schema cannot express (a zod schema's, say). Runs after the policy
+   * allowed the call and before approval is asked or the decision is logged, so an input it refuses
+   * is a `validation` denial. `execute` then gets `value`, which need not be JSON. Must not throw;
+   * a throw is taken as a refusal with its message.
+   */
+  parseInput?(input: JsonValue): Promise<ParsedInput> | ParsedInput;
+  /** Does the work. Called only for an allowed (and, when asked, approved) call with valid input: the `parseInput` value when the tool has one. */
   execute(input: JsonValue, context: ToolExecuteContext): Promise<JsonValue> | JsonValue;
 }
+
+/** What {@link Tool.parseInput} gives: the parsed input, or problems each naming its path (`$.path: must be absolute`). */
+export type ParsedInput =
+  | { readonly ok: true; readonly value: unknown }
+  | { readonly ok: false; readonly problems: readonly string[] };

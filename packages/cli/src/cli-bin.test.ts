@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,10 +23,11 @@ interface Finished {
 function start(
   args: readonly string[],
   entry = bin,
-  options: { readonly stdin?: 'pipe'; readonly detached?: boolean } = {},
+  options: { readonly stdin?: 'pipe'; readonly detached?: boolean; readonly env?: NodeJS.ProcessEnv } = {},
 ): { child: ChildProcess; output: { stdout: string; stderr: string } } {
   const child = spawn(process.execPath, [entry, ...args], {
     cwd: work,
+    ...(options.env === undefined ? {} : { env: options.env }),
     stdio: [options.stdin ?? 'ignore', 'pipe', 'pipe'],
     detached: options.detached ?? false,
   });
@@ -325,5 +326,18 @@ describe('sluice (the built command)', slow, () => {
     expect(stdout).toMatch(/\[run_code\] failed: timeout · /);
     expect(stdout).toMatch(/The 4 programs made (\d+) tool calls\./);
     expect(stdout).not.toContain('(demo: expected');
+  });
+});
+
+describe('sluice run leaves nothing behind', () => {
+  it('removes the full text of a cut result when the command ends', slow, async () => {
+    const temp = mkdtempSync(join(work, 'tmp-'));
+    const { child, output } = start(['run', file('long.ts', 'return "x".repeat(200_000);'), '--quiet'], bin, {
+      env: { ...process.env, TMPDIR: temp },
+    });
+    const done = await finished(child, output);
+    expect(done.code).toBe(0);
+    expect(done.stdout.length).toBeGreaterThan(200_000);
+    expect(readdirSync(temp).filter((name) => name.startsWith('sluice-results-'))).toEqual([]);
   });
 });

@@ -38,12 +38,13 @@ export async function runCommand(options: RunCommandOptions, io: CliIo, signal?:
   const ctx = createContext();
   ctx.provide('codeRuntime', runtime);
   const progress = new ProgressLine(options.verbosity === 'quiet' ? { write: () => {} } : io.stderr);
+  let runCode: ReturnType<typeof buildRunCodeTool> | undefined;
   try {
     if (options.verbosity === 'verbose') io.stderr.write(runtimeLines(runtime));
     const code = await readProgram(options.program, io, signal);
     const tools = options.tools === undefined ? [] : await loadToolsModule(options.tools, io.cwd);
     const policy = options.policy === undefined ? allowEverything : loadPolicy(options.policy, io.cwd);
-    const runCode = buildRunCodeTool(ctx, tools, policy);
+    runCode = buildRunCodeTool(ctx, tools, policy);
     const onEvent = (event: CodeRunEvent) => {
       if (event.type === 'host-call-start') progress.hostCall();
       if (event.type === 'log' && !options.json) printLog(io, progress, event);
@@ -64,6 +65,8 @@ export async function runCommand(options: RunCommandOptions, io: CliIo, signal?:
     return result.ok ? exitSuccess : exitProgramFailure;
   } finally {
     progress.stop();
+    // The full text of a cut result is of no use once the command ends: nothing is left in the temp folder.
+    runCode?.dispose();
     // Disposing kills the sandbox: a cancelled run leaves no worker or child behind.
     await ctx.dispose();
   }

@@ -69,7 +69,8 @@ export function takeImages(value: JsonValue | undefined, attach: boolean): Taken
   return { value: copy, images };
 }
 
-const base64 = /^[A-Za-z0-9+/]*={0,2}$/;
+// Whole quanta of four, padding only at the end: what MCP clients decode (the SDK checks each image with atob).
+const base64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 function mayHoldImage(value: JsonValue): boolean {
   return typeof value === 'object' && value !== null && JSON.stringify(value).includes('"image"');
@@ -83,6 +84,7 @@ function isImage(value: JsonValue): value is JsonValue & { type: 'image'; data: 
     typeof data === 'string' &&
     typeof mimeType === 'string' &&
     mimeType.startsWith('image/') &&
+    data !== '' &&
     base64.test(data)
   );
 }

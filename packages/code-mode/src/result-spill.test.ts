@@ -1,6 +1,18 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  unlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createReadOutputTool } from './read-output-tool.js';
 import { type OutputPage, ResultSpill } from './result-spill.js';
@@ -44,34 +56,75 @@ describe('ResultSpill', () => {
     expect(spill.read('run_1', 0, 100)).toBeUndefined();
   });
 
-  it('sweeps expired spill files other processes left behind, and nothing else', () => {
+  it('sweeps the folders of spills whose process ended, or older than a week, and nothing else', () => {
     const directory = scratch();
-    const old = Date.now() / 1000 - 7_200;
-    for (const name of ['sluice-output-run_gone.txt', 'notes.txt', 'sluice-output-run_fresh.txt']) {
-      writeFileSync(join(directory, name), name);
+    const ended = join(directory, 'sluice-results-999999999-AbCdEf');
+    const weekOld = join(directory, `sluice-results-${process.pid}-OldOld`);
+    const alive = join(directory, `sluice-results-${process.pid}-Fresh1`);
+    for (const folder of [ended, weekOld, alive]) {
+      mkdirSync(folder);
+      writeFileSync(join(folder, 'sluice-output-run_x.txt'), 'x');
     }
-    utimesSync(join(directory, 'sluice-output-run_gone.txt'), old, old);
-    utimesSync(join(directory, 'notes.txt'), old, old);
-    new ResultSpill({ directory }).write('run_new', 'new');
-    expect(readdirSync(directory).sort()).toEqual([
-      'notes.txt',
-      'sluice-output-run_fresh.txt',
-      'sluice-output-run_new.txt',
-    ]);
+    writeFileSync(join(directory, 'notes.txt'), 'not ours');
+    const eightDays = Date.now() / 1000 - 8 * 86_400;
+    utimesSync(weekOld, eightDays, eightDays);
+    const spill = new ResultSpill({ directory });
+    const kept = spill.write('run_new', 'new');
+    if (!('id' in kept)) throw new Error(kept.error);
+    const left = readdirSync(directory);
+    expect(left).toContain('notes.txt');
+    expect(left).toContain(`sluice-results-${process.pid}-Fresh1`);
+    expect(left).not.toContain('sluice-results-999999999-AbCdEf');
+    expect(left).not.toContain(`sluice-results-${process.pid}-OldOld`);
+    expect(dirname(kept.path)).toMatch(new RegExp(`sluice-results-${process.pid}-[A-Za-z0-9]{6}$`));
+    expect(statSync(dirname(kept.path)).mode & 0o777).toBe(0o700);
+    spill.dispose();
   });
 
-  it('reads only ids it wrote, and removes its files on dispose', () => {
+  it('keeps a retention of its own: a spill with a short one never removes what another keeps longer', () => {
+    vi.useFakeTimers();
     const directory = scratch();
-    writeFileSync(join(directory, 'sluice-output-run_other.txt'), 'another session');
+    const patient = new ResultSpill({ directory, retentionMs: 3_600_000 });
+    const hasty = new ResultSpill({ directory, retentionMs: 1_000 });
+    patient.write('run_a', 'kept for an hour');
+    vi.advanceTimersByTime(1_200);
+    hasty.write('run_b', 'kept for a second');
+    vi.advanceTimersByTime(1_200);
+    expect(patient.read('run_a', 0, 100)?.text).toBe('kept for an hour');
+    expect(hasty.read('run_b', 0, 100)).toBeUndefined();
+    patient.dispose();
+    hasty.dispose();
+  });
+
+  it('never serves a file swapped for a link to another file', () => {
+    const directory = scratch();
+    const secret = join(directory, 'secret.txt');
+    writeFileSync(secret, 'not for the model');
+    const spill = new ResultSpill({ directory });
+    const kept = spill.write('run_link', 'the output');
+    if (!('id' in kept)) throw new Error(kept.error);
+    unlinkSync(kept.path);
+    symlinkSync(secret, kept.path);
+    expect(spill.read('run_link', 0, 100)).toBeUndefined();
+    spill.dispose();
+    expect(readFileSync(secret, 'utf8')).toBe('not for the model');
+  });
+
+  it('reads only ids it wrote, and removes its folder on dispose', () => {
+    const directory = scratch();
+    const other = new ResultSpill({ directory });
+    other.write('run_other', 'another session');
     const spill = new ResultSpill({ directory });
     const kept = spill.write('run_mine', 'mine');
+    if (!('id' in kept)) throw new Error(kept.error);
     expect(spill.read('run_other', 0, 100)).toBeUndefined();
-    expect(spill.read('../run_other', 0, 100)).toBeUndefined();
     expect(spill.read('run_mine', 0, 100)?.text).toBe('mine');
     spill.dispose();
     spill.dispose();
-    expect(existsSync((kept as { path: string }).path)).toBe(false);
+    expect(existsSync(dirname(kept.path))).toBe(false);
     expect(spill.read('run_mine', 0, 100)).toBeUndefined();
+    expect(other.read('run_other', 0, 100)?.text).toBe('another session');
+    other.dispose();
   });
 
   it('pages on character boundaries, so every page is whole text and the pages add up to the file', () => {

@@ -1,13 +1,16 @@
 import {
   closeSync,
+  constants,
   fstatSync,
+  lstatSync,
   mkdirSync,
+  mkdtempSync,
   openSync,
   readdirSync,
   readSync,
-  statSync,
+  rmSync,
   unlinkSync,
-  writeFileSync,
+  writeSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,7 +27,11 @@ export const maxSpillRetentionMs = 604_800_000;
 
 /** Options for {@link ResultSpill}. */
 export interface ResultSpillOptions {
-  /** Where the full text of cut results is written (created owner-only). Default `<os tmpdir>/sluice-results`. */
+  /**
+   * The folder under which each spill makes its own owner-only folder (`spill-<pid>-XXXXXX`) for the
+   * full text of cut results. Default the OS temp folder, whose sticky bit keeps other users from
+   * replacing that folder.
+   */
   readonly directory?: string;
   /**
    * How long a spilled text is kept, in milliseconds, from when it was written: an integer from
@@ -44,21 +51,25 @@ export interface OutputPage {
   readonly text: string;
 }
 
-const filePattern = /^sluice-output-[A-Za-z0-9_-]+\.txt$/;
+const folderPattern = /^sluice-results-(\d+)-[A-Za-z0-9]{6}$/;
+const noFollow = constants.O_NOFOLLOW ?? 0;
 
 /**
  * The full texts of cut results, kept as files for a while so the model can page through them by
- * id (see `createReadOutputTool`). Each file is removed when its retention ends, when the spill is
- * disposed, or by a later spill into the same directory that finds it expired (a process that
- * ended early leaves nothing behind for long). Only ids this spill wrote can be read. No I/O
- * until the first write.
+ * id (see `createReadOutputTool`). Each spill writes into a folder of its own, made owner-only on its
+ * first write (`<directory>/sluice-results-<pid>-XXXXXX`), and opens files there without following
+ * links, so no other user and no other spill can swap or remove what it serves. A file is removed
+ * when its retention ends, the folder when the spill is disposed; the first write also removes the
+ * folders of spills whose process has ended, or that are older than the longest retention. Only ids
+ * this spill wrote can be read. No I/O until the first write.
  */
 export class ResultSpill {
-  /** Where the files are written. */
+  /** The folder under which this spill makes its own. */
   readonly directory: string;
   /** How long each file is kept, in milliseconds. */
   readonly retentionMs: number;
   readonly #files = new Map<string, { path: string; timer: NodeJS.Timeout }>();
+  #folder: string | undefined;
 
   constructor(options: ResultSpillOptions = {}) {
     const retention = options.retentionMs ?? defaultSpillRetentionMs;
@@ -69,23 +80,29 @@ export class ResultSpill {
       });
     }
     this.retentionMs = retention;
-    this.directory = options.directory ?? join(tmpdir(), 'sluice-results');
+    this.directory = options.directory ?? tmpdir();
   }
 
   /** Writes `text` under an id made from `key` (a run id); returns the id and path, or why it could not be written. */
   write(key: string, text: string): { id: string; path: string } | { error: string } {
     const id = key.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 128) || 'output';
-    const path = join(this.directory, `sluice-output-${id}.txt`);
+    let path: string;
     try {
-      mkdirSync(this.directory, { recursive: true, mode: 0o700 });
-      this.#sweep();
-      writeFileSync(path, text, { mode: 0o600 });
+      path = join(this.#ownFolder(), `sluice-output-${id}.txt`);
+      this.#forget(id);
+      removeQuietly(path);
+      const descriptor = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | noFollow, 0o600);
+      try {
+        const bytes = Buffer.from(text, 'utf8');
+        for (let written = 0; written < bytes.length; ) written += writeSync(descriptor, bytes, written);
+      } finally {
+        closeSync(descriptor);
+      }
     } catch (error) {
       return { error: foreignText(error, 1024) };
     }
-    this.#forget(id);
     const timer = setTimeout(() => this.#remove(id), this.retentionMs);
-    // A kept file must not keep the process alive; a later spill or the next process sweeps it.
+    // A kept file must not keep the process alive; a later spill sweeps the folder of an ended process.
     timer.unref();
     this.#files.set(id, { path, timer });
     return { id, path };
@@ -101,7 +118,7 @@ export class ResultSpill {
     if (file === undefined) return undefined;
     let descriptor: number;
     try {
-      descriptor = openSync(file.path, 'r');
+      descriptor = openSync(file.path, constants.O_RDONLY | noFollow);
     } catch {
       return undefined;
     }
@@ -124,9 +141,26 @@ export class ResultSpill {
     }
   }
 
-  /** Removes every file this spill wrote and stops its timers. Idempotent. */
+  /** Removes this spill's folder with every file it wrote, and stops its timers. Idempotent. */
   dispose(): void {
-    for (const id of [...this.#files.keys()]) this.#remove(id);
+    for (const id of [...this.#files.keys()]) this.#forget(id);
+    if (this.#folder !== undefined) rmSync(this.#folder, { recursive: true, force: true });
+    this.#folder = undefined;
+  }
+
+  /** This spill's folder, made (and the folders of ended spills swept) on first use, or again if it was removed. */
+  #ownFolder(): string {
+    if (this.#folder !== undefined) {
+      try {
+        if (lstatSync(this.#folder).isDirectory()) return this.#folder;
+      } catch {
+        // Removed from outside: make another.
+      }
+    }
+    mkdirSync(this.directory, { recursive: true, mode: 0o700 });
+    sweepEnded(this.directory);
+    this.#folder = mkdtempSync(join(this.directory, `sluice-results-${process.pid}-`));
+    return this.#folder;
   }
 
   #forget(id: string): void {
@@ -140,19 +174,33 @@ export class ResultSpill {
     this.#forget(id);
     if (file !== undefined) removeQuietly(file.path);
   }
+}
 
-  /** Removes expired spill files in the directory, including those of processes that ended before their timers ran. */
-  #sweep(): void {
-    const before = Date.now() - this.retentionMs;
-    for (const name of readdirSync(this.directory)) {
-      if (!filePattern.test(name)) continue;
-      const path = join(this.directory, name);
-      try {
-        if (statSync(path).mtimeMs < before) unlinkSync(path);
-      } catch {
-        // Removed meanwhile by another process: nothing to do.
-      }
+/** Removes the spill folders under `directory` whose process has ended, or that are older than the longest retention. */
+function sweepEnded(directory: string): void {
+  const tooOld = Date.now() - maxSpillRetentionMs;
+  for (const name of readdirSync(directory)) {
+    const match = folderPattern.exec(name);
+    if (match === null) continue;
+    const path = join(directory, name);
+    try {
+      const stats = lstatSync(path);
+      if (!stats.isDirectory() || (process.getuid !== undefined && stats.uid !== process.getuid())) continue;
+      if (processAlive(Number(match[1])) && stats.mtimeMs >= tooOld) continue;
+      rmSync(path, { recursive: true, force: true });
+    } catch {
+      // Removed meanwhile by another process: nothing to do.
     }
+  }
+}
+
+function processAlive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

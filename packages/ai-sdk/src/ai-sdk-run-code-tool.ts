@@ -1,4 +1,4 @@
-import { createRunCodeTool, type RenderResultOptions, type RunCodeInput, type RunCodeTool } from '@sluice/code-mode';
+import { createRunCodeTool, type RunCodeInput, type RunCodeResultOptions, type RunCodeTool } from '@sluice/code-mode';
 import type {
   CodeRunFailure,
   CodeRunResult,
@@ -27,8 +27,12 @@ export interface AiSdkRunCodeToolOptions {
   readonly permissions?: DeriveBindingsOptions;
   /** Estimated tokens the declarations may take before they list only names (code-mode's default when absent). */
   readonly declarationsTokenBudget?: number;
-  /** How results are rendered for the model: token budget and spill directory. */
-  readonly result?: RenderResultOptions;
+  /**
+   * How results are rendered for the model: token budget, spill folder and retention. `paging` is
+   * for hosts that also offer code-mode's `read_output` tool; this adapter does not make one, so a
+   * cut result's full text is kept only for the operator, for the retention.
+   */
+  readonly result?: RunCodeResultOptions;
 }
 
 /**

@@ -66,7 +66,7 @@ export async function convertAiSdkTools(toolSet: ToolSet, lookup: ExecutionOptio
           toolCallId: `${parent?.toolCallId ?? 'run_code'}/${context.callId}`,
           abortSignal: context.signal,
         };
-        const output: unknown = await lastValue(execute(parsed as never, options));
+        const output: unknown = await lastValue(execute(parsed as never, options), context.signal);
         return asJson(output);
       },
     });
@@ -74,14 +74,34 @@ export async function convertAiSdkTools(toolSet: ToolSet, lookup: ExecutionOptio
   return { tools, needsApproval, leftOut };
 }
 
-async function lastValue(output: unknown): Promise<unknown> {
+/**
+ * The tool's result: its value, or a streaming tool's last value. A stream is read only while
+ * `signal` (the run's) is live: when the run ends, the stream is told to stop (`return()`) and
+ * reading ends with the run's reason.
+ */
+async function lastValue(output: unknown, signal: AbortSignal): Promise<unknown> {
   const value = await output;
-  if (typeof value === 'object' && value !== null && Symbol.asyncIterator in value) {
-    let last: unknown;
-    for await (const item of value as AsyncIterable<unknown>) last = item;
-    return last;
+  if (typeof value !== 'object' || value === null || !(Symbol.asyncIterator in value)) return value;
+  const iterator = (value as AsyncIterable<unknown>)[Symbol.asyncIterator]();
+  let stop!: (reason: unknown) => void;
+  const stopped = new Promise<never>((_, reject) => {
+    stop = reject;
+  });
+  stopped.catch(() => {});
+  const onAbort = () => stop(new Error(`The run ended (${String(signal.reason)}) while the tool was still streaming.`));
+  if (signal.aborted) onAbort();
+  else signal.addEventListener('abort', onAbort, { once: true });
+  let last: unknown;
+  try {
+    for (;;) {
+      const step = await Promise.race([iterator.next(), stopped]);
+      if (step.done) return last;
+      last = step.value;
+    }
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+    if (signal.aborted) void Promise.resolve(iterator.return?.()).catch(() => {});
   }
-  return value;
 }
 
 function asJson(value: unknown): JsonValue {

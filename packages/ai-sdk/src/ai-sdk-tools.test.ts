@@ -1,0 +1,45 @@
+import { tool } from 'ai';
+import { describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
+import { convertAiSdkTools } from './ai-sdk-tools.js';
+
+describe('convertAiSdkTools', () => {
+  it('stops a streaming tool when its run ends, rather than reading it forever', async () => {
+    let stopped = false;
+    const ticker = tool({
+      description: 'Counts up forever.',
+      inputSchema: z.object({}),
+      execute: async function* () {
+        try {
+          for (let count = 0; ; count += 1) {
+            await new Promise((resolve) => setTimeout(resolve, 5));
+            yield count;
+          }
+        } finally {
+          stopped = true;
+        }
+      },
+    });
+    const { tools } = await convertAiSdkTools({ ticker }, () => undefined);
+    const run = new AbortController();
+    const result = tools[0]!.execute({}, { signal: run.signal, runId: 'r', callId: 'c1' });
+    setTimeout(() => run.abort('timeout'), 30);
+    await expect(result).rejects.toThrow('The run ended (timeout) while the tool was still streaming.');
+    await vi.waitFor(() => expect(stopped).toBe(true));
+  });
+
+  it("gives a finite stream's last value", async () => {
+    const steps = tool({
+      description: 'Three steps.',
+      inputSchema: z.object({}),
+      execute: async function* () {
+        yield 'one';
+        yield 'two';
+        yield 'three';
+      },
+    });
+    const { tools } = await convertAiSdkTools({ steps }, () => undefined);
+    const signal = new AbortController().signal;
+    expect(await tools[0]!.execute({}, { signal, runId: 'r', callId: 'c1' })).toBe('three');
+  });
+});

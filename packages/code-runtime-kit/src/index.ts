@@ -1,7 +1,18 @@
 export { CodeRuntimeBase } from './code-runtime-base.js';
+export { compileInThread, terminateCompileThread } from './compile-thread.js';
 export { FifoQueue } from './fifo-queue.js';
 export { JsonLineReader } from './json-lines.js';
 export { LogBuffer, logTruncationNotice } from './log-buffer.js';
+export {
+  type CompiledProgram,
+  type CompileResult,
+  describeException,
+  mapProgramPositions,
+  ProgramCompiler,
+  type ThrownDescription,
+} from './program-compile.js';
+export { type Insertion, modelColumn } from './program-edits.js';
+export { type Normalised, normaliseProgram } from './program-normalise.js';
 export {
   abortReasonText,
   type HostReply,

@@ -1,10 +1,10 @@
 import { createRequire } from 'node:module';
 import { type Message, stop, transform } from 'esbuild';
 import type * as TypeScriptModule from 'typescript';
+import type { CompileResult } from './program-compile.js';
 import { modelColumn } from './program-edits.js';
 import { type Normalised, normaliseProgram } from './program-normalise.js';
 import type { Unclosed } from './program-unclosed.js';
-import type { CompileResult } from './worker-thread-compile.js';
 
 // The program is the body of an async function; the wrapper takes one line of its own, so the
 // model's line N is line N + 1 of what esbuild sees, and the source map undoes that. What

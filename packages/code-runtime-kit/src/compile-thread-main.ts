@@ -1,4 +1,4 @@
-// The compile thread: prepares programs (TypeScript parser, then esbuild) for every worker-thread
+// The compile thread: prepares programs (TypeScript parser, then esbuild) for every TypeScript code
 // runtime of the process, so neither the parser's load nor a parse runs on the host's main thread.
 // One message in, `{ id, source }`; one out, `{ id, result }`.
 import { parentPort } from 'node:worker_threads';

@@ -1,0 +1,136 @@
+import { SourceMap } from 'node:module';
+import type { CodeRunFailure, ExceptionFailure } from '@sluice/code-runtime';
+import { compileInThread } from './compile-thread.js';
+import { type Insertion, modelColumn } from './program-edits.js';
+
+/** A program ready for a worker: JavaScript plus the source map back to what the model wrote. */
+export interface CompiledProgram {
+  readonly code: string;
+  readonly map: string;
+  /** Lines in the model's source; frames past it are the wrapper's. */
+  readonly lines: number;
+  /** Text normalisation inserted on the model's lines; the map's columns count it, the model's do not. */
+  readonly insertions?: readonly Insertion[];
+}
+
+/** The outcome of compiling one program. */
+export type CompileResult =
+  | { readonly ok: true; readonly program: CompiledProgram }
+  | { readonly ok: false; readonly failure: CodeRunFailure };
+
+const cacheEntries = 256;
+
+/**
+ * Compiles programs for one runtime: each is prepared (`prepareProgram`: normalised with the
+ * TypeScript parser, stripped with esbuild) in the process's compile thread, off the host's main
+ * thread, before any worker is involved. Results are cached by source text (least recently used
+ * first out), so a program run again skips both.
+ */
+export class ProgramCompiler {
+  readonly #cache = new Map<string, CompileResult>();
+
+  async compile(source: string): Promise<CompileResult> {
+    const cached = this.#cache.get(source);
+    if (cached !== undefined) {
+      this.#cache.delete(source);
+      this.#cache.set(source, cached);
+      return cached;
+    }
+    const result = await compileInThread(source);
+    if (!result.ok && result.failure.kind !== 'exception') return result;
+    this.#cache.set(source, result);
+    if (this.#cache.size > cacheEntries) this.#cache.delete(this.#cache.keys().next().value!);
+    return result;
+  }
+}
+
+/** A thrown error as the prelude described it, untrusted. */
+export interface ThrownDescription {
+  readonly name?: string;
+  readonly message: string;
+  readonly stack?: string;
+}
+
+const framePattern = /^(\s*at (?:async )?)(?:(.*?) \()?program\.js:(\d+)(?::(\d+))?\)?$/;
+
+/**
+ * Turns an error the program threw into an `exception` failure: stack lines are mapped back to
+ * the model's own source (`program.ts:line:column`) and only the program's frames are kept.
+ */
+export function describeException(program: CompiledProgram, thrown: ThrownDescription): ExceptionFailure {
+  let map: SourceMap | undefined;
+  const locate = (line: number, column: number): { line: number; column: number } | undefined => {
+    map ??= new SourceMap(JSON.parse(program.map));
+    const entry = map.findEntry(line - 1, Math.max(0, column - 1)) as {
+      originalLine?: number;
+      originalColumn?: number;
+    };
+    const { originalLine, originalColumn } = entry;
+    if (originalLine === undefined || originalColumn === undefined) return undefined;
+    if (originalLine < 1 || originalLine > program.lines) return undefined;
+    return { line: originalLine, column: modelColumn(program.insertions, originalLine, originalColumn) + 1 };
+  };
+  const head: string[] = [];
+  const frames: string[] = [];
+  let first: { line: number; column: number } | undefined;
+  const lines = (thrown.stack ?? '').split('\n');
+  let inFrames = false;
+  for (const text of lines) {
+    if (/^\s*at /.test(text)) inFrames = true;
+    if (!inFrames) {
+      head.push(text);
+      continue;
+    }
+    const match = framePattern.exec(text);
+    if (match === null) continue;
+    const position = locate(Number(match[3]), Number(match[4] ?? 1));
+    if (position === undefined) continue;
+    first ??= position;
+    const where = `program.ts:${position.line}:${position.column}`;
+    frames.push(match[2] ? `${match[1]}${match[2]} (${where})` : `${match[1]}${where}`);
+  }
+  // A compile error from V8 puts "program.js:LINE" on the first line instead of a frame.
+  const compileLine = /^program\.js:(\d+)$/.exec(lines[0] ?? '');
+  if (first === undefined && compileLine !== null) first = locate(Number(compileLine[1]), 1);
+  const name = thrown.name;
+  const described = name === undefined ? `Uncaught ${thrown.message}` : `${name}: ${thrown.message}`;
+  const where = first === undefined ? '' : ` (line ${first.line}, column ${first.column})`;
+  const stackHead = head.length > 0 && compileLine === null ? head.join('\n') : described;
+  return {
+    kind: 'exception',
+    message: `${described}${where}`,
+    ...(name === undefined ? {} : { name }),
+    ...(first === undefined ? {} : { line: first.line, column: first.column }),
+    ...(thrown.stack === undefined ? {} : { stack: [stackHead, ...frames].join('\n') }),
+  };
+}
+
+/**
+ * Rewrites `program.js:LINE:COLUMN` positions in a line the program printed into the model's own
+ * `program.ts` positions. Returns `undefined` for a stack line that points into the wrapper rather
+ * than the program: that line is dropped.
+ */
+export function mapProgramPositions(program: CompiledProgram, line: string): string | undefined {
+  if (!line.includes('program.js:')) return line;
+  let map: SourceMap | undefined;
+  let unmapped = false;
+  const mapped = line.replace(/program\.js:(\d+):(\d+)/g, (whole, row: string, column: string) => {
+    map ??= new SourceMap(JSON.parse(program.map));
+    const entry = map.findEntry(Number(row) - 1, Math.max(0, Number(column) - 1)) as {
+      originalLine?: number;
+      originalColumn?: number;
+    };
+    const { originalLine, originalColumn } = entry;
+    if (
+      originalLine === undefined ||
+      originalColumn === undefined ||
+      originalLine < 1 ||
+      originalLine > program.lines
+    ) {
+      unmapped = true;
+      return whole;
+    }
+    return `program.ts:${originalLine}:${modelColumn(program.insertions, originalLine, originalColumn) + 1}`;
+  });
+  return unmapped && /^\s*at /.test(line) ? undefined : mapped;
+}

@@ -1,0 +1,14 @@
+import { describeCodeRuntimeConformance } from '@sluice/code-runtime-conformance';
+import { createQuickJsCodeRuntime } from './index.js';
+
+describeCodeRuntimeConformance({
+  name: 'quickjs',
+  language: 'typescript',
+  create: (budgets) =>
+    createQuickJsCodeRuntime({
+      wallTimeMs: budgets.wallTimeMs,
+      logBytes: budgets.logBytes,
+      valueBytes: budgets.valueBytes,
+      memoryBytes: budgets.memoryBytes,
+    }),
+});

@@ -1,0 +1,533 @@
+import type {
+  QuickJSContext,
+  QuickJSDeferredPromise,
+  QuickJSHandle,
+  QuickJSRuntime,
+  QuickJSWASMModule,
+} from 'quickjs-emscripten-core';
+import type { QuickJsEnding, QuickJsRunConfig, QuickJsStopCause, QuickJsToHost, WasmMemory } from './quickjs-frames.js';
+import { type GuestRandom, seededRandom, systemRandom, uuidFrom, virtualDateSource } from './quickjs-guest-clock.js';
+import {
+  captureIntrinsics,
+  describeThrown,
+  type Encoded,
+  encodeGuestValue,
+  formatValue,
+  type GuestIntrinsics,
+  isSame,
+} from './quickjs-guest-values.js';
+
+const levels = { log: 1, info: 2, debug: 3, warn: 4, error: 5 } as const;
+
+interface GuestTimer {
+  readonly callback: QuickJSHandle;
+  readonly repeat: boolean;
+  readonly delayMs: number;
+  due: number;
+  handle: ReturnType<typeof setTimeout> | undefined;
+}
+
+/**
+ * One program in one fresh QuickJS runtime and context, inside a worker thread. Every entry into
+ * the interpreter is a turn (the program's start, a host reply, a timer), followed by draining the
+ * job queue; the interrupt handler stops a turn at the CPU budget or when the host asks. The run
+ * frees its runtime at the end; after a trap it leaves it alone and asks for the thread to end.
+ */
+export class GuestRun {
+  readonly seq: number;
+  readonly #runtime: QuickJSRuntime;
+  readonly #context: QuickJSContext;
+  readonly #intrinsics: GuestIntrinsics;
+  readonly #memory: WasmMemory;
+  readonly #control: Int32Array;
+  readonly #config: QuickJsRunConfig;
+  readonly #send: (message: QuickJsToHost) => void;
+  readonly #onEnd: (retire: boolean) => void;
+  readonly #random: GuestRandom;
+  readonly #pending = new Map<number, QuickJSDeferredPromise>();
+  readonly #replies = new Map<number, { ok: boolean; text: string }>();
+  readonly #timers = new Map<number, GuestTimer>();
+  readonly #startedAt = performance.now();
+  #completion: QuickJSHandle | undefined;
+  #busyMs = 0;
+  #turnStart = 0;
+  #calls = 0;
+  #nextDelivery = 1;
+  #timerCount = 0;
+  #logBytes = 0;
+  #stopped: QuickJsStopCause | undefined;
+  #ended = false;
+  #virtualMs = 0;
+  #idleCheck: ReturnType<typeof setImmediate> | undefined;
+
+  constructor(
+    module: QuickJSWASMModule,
+    memory: WasmMemory,
+    control: Int32Array,
+    config: QuickJsRunConfig,
+    seq: number,
+    send: (message: QuickJsToHost) => void,
+    onEnd: (retire: boolean) => void,
+  ) {
+    this.seq = seq;
+    // Set-up runs under the interrupt handler too: its CPU time counts from here.
+    this.#turnStart = performance.now();
+    this.#memory = memory;
+    this.#control = control;
+    this.#config = config;
+    this.#send = send;
+    this.#onEnd = onEnd;
+    this.#random = config.deterministic ? seededRandom(config.deterministic.seed) : systemRandom();
+    this.#runtime = module.newRuntime({
+      memoryLimitBytes: config.memoryBytes,
+      maxStackSizeBytes: config.stackBytes,
+      interruptHandler: () => this.#interrupt(),
+    });
+    this.#context = this.#runtime.newContext();
+    this.#intrinsics = captureIntrinsics(this.#context);
+  }
+
+  #interrupt(): boolean {
+    if (this.#stopped !== undefined) return true;
+    if (Atomics.load(this.#control, 0) === this.seq) this.#stopped = 'interrupted';
+    else if (this.#busyMs + (performance.now() - this.#turnStart) > this.#config.cpuTimeMs) this.#stopped = 'cpu-time';
+    return this.#stopped !== undefined;
+  }
+
+  /** Installs the globals, evaluates the program and runs its first turn. */
+  start(code: string, bindings: readonly string[]): void {
+    this.#turn(() => {
+      this.#installGlobals(bindings);
+      const evaluated = this.#context.evalCode(code, 'program.js');
+      if (evaluated.error !== undefined) {
+        this.#endWithThrown(evaluated.error);
+        return;
+      }
+      this.#completion = evaluated.value;
+    });
+  }
+
+  /** The host's answer to call `callId`. In deterministic mode answers are delivered in the order the calls were made. */
+  reply(callId: number, ok: boolean, text: string): void {
+    if (this.#ended || !this.#pending.has(callId)) return;
+    if (this.#config.deterministic === undefined) {
+      this.#turn(() => this.#deliver(callId, ok, text));
+      return;
+    }
+    this.#replies.set(callId, { ok, text });
+    this.#turn(() => {
+      for (;;) {
+        while (!this.#pending.has(this.#nextDelivery) && this.#nextDelivery <= this.#calls) this.#nextDelivery += 1;
+        const next = this.#replies.get(this.#nextDelivery);
+        if (next === undefined) return;
+        this.#replies.delete(this.#nextDelivery);
+        // Each result moves the virtual clock on by one millisecond.
+        this.#virtualMs += 1;
+        this.#deliver(this.#nextDelivery, next.ok, next.text);
+      }
+    });
+  }
+
+  /** The host ended the run (wall clock, cancel, dispose) while the program was waiting. */
+  stop(): void {
+    if (this.#ended) return;
+    this.#stopped ??= 'interrupted';
+    this.#finish({ kind: 'stopped', cause: this.#stopped, detail: '' }, false);
+  }
+
+  #deliver(callId: number, ok: boolean, text: string): void {
+    const deferred = this.#pending.get(callId);
+    if (deferred === undefined) return;
+    this.#pending.delete(callId);
+    const context = this.#context;
+    if (ok) {
+      const parsed = context
+        .newString(text)
+        .consume((json) => context.callFunction(this.#intrinsics.parse, context.undefined, json));
+      if (parsed.error !== undefined) {
+        parsed.error.dispose();
+        context.newError('The host sent a reply that is not JSON.').consume((error) => deferred.reject(error));
+      } else parsed.value.consume((value) => deferred.resolve(value));
+    } else context.newError(text).consume((error) => deferred.reject(error));
+    deferred.dispose();
+  }
+
+  #turn(enter: () => void): void {
+    if (this.#ended) return;
+    this.#turnStart = performance.now();
+    try {
+      enter();
+      if (!this.#ended) this.#drain();
+      this.#busyMs += performance.now() - this.#turnStart;
+      this.#turnStart = performance.now();
+      this.#check();
+    } catch (error) {
+      // A trap inside the WebAssembly module (or the host's stack exhausted by it): the engine's
+      // state is unknown, so nothing of it is touched again.
+      this.#busyMs += performance.now() - this.#turnStart;
+      this.#finish(
+        { kind: 'stopped', cause: 'trap', detail: error instanceof Error ? error.message : String(error) },
+        true,
+      );
+      return;
+    }
+    this.#busyMs += performance.now() - this.#turnStart;
+  }
+
+  #drain(): void {
+    while (this.#runtime.hasPendingJob()) {
+      const result = this.#runtime.executePendingJobs(-1);
+      if (result.error !== undefined) {
+        // A job threw (an interrupt surfaces here too): the stop check below decides.
+        result.error.dispose();
+        if (this.#stopped !== undefined) return;
+      }
+    }
+  }
+
+  #check(): void {
+    if (this.#ended) return;
+    if (this.#stopped !== undefined) {
+      this.#finish({ kind: 'stopped', cause: this.#stopped, detail: '' }, false);
+      return;
+    }
+    const completion = this.#completion;
+    if (completion === undefined) return;
+    const state = this.#context.getPromiseState(completion);
+    if (state.type === 'pending') {
+      if (this.#config.deterministic !== undefined) this.#scheduleIdleCheck();
+      return;
+    }
+    if (state.type === 'fulfilled') {
+      const value = state.value;
+      let encoded: Encoded;
+      try {
+        encoded = encodeGuestValue(this.#context, this.#intrinsics, value, this.#config.valueChars);
+      } finally {
+        value.dispose();
+      }
+      if (this.#stopped !== undefined) {
+        this.#finish({ kind: 'stopped', cause: this.#stopped, detail: '' }, false);
+        return;
+      }
+      if (encoded.ok)
+        this.#finish(encoded.json === undefined ? { kind: 'none' } : { kind: 'value', json: encoded.json }, false);
+      else if (encoded.kind === 'thrown') this.#endWithThrown(encoded.error!);
+      else if (encoded.kind === 'too-large') this.#finish({ kind: 'too-large' }, false);
+      else this.#finish({ kind: 'not-json', message: encoded.message }, false);
+      return;
+    }
+    this.#endWithThrown(state.error);
+  }
+
+  /** In deterministic mode a timer fires when nothing else can happen: no job, no call in flight. */
+  #scheduleIdleCheck(): void {
+    if (this.#idleCheck !== undefined || this.#pending.size > 0) return;
+    this.#idleCheck = setImmediate(() => {
+      this.#idleCheck = undefined;
+      if (this.#ended || this.#pending.size > 0) return;
+      let next: [number, GuestTimer] | undefined;
+      for (const entry of this.#timers) if (next === undefined || entry[1].due < next[1].due) next = entry;
+      if (next === undefined) return;
+      this.#virtualMs = Math.max(this.#virtualMs, next[1].due);
+      this.#fire(next[0]);
+    });
+  }
+
+  #endWithThrown(thrown: QuickJSHandle): void {
+    const isNull =
+      this.#context.typeof(thrown) === 'object' && isSame(this.#context, this.#intrinsics, thrown, this.#context.null);
+    const described = describeThrown(this.#context, thrown, isNull);
+    thrown.dispose();
+    if (this.#stopped !== undefined) {
+      this.#finish({ kind: 'stopped', cause: this.#stopped, detail: '' }, false);
+      return;
+    }
+    // QuickJS throws null when even the error object cannot be allocated.
+    if (isNull || (described.name === 'InternalError' && /out of memory/.test(described.message))) {
+      this.#finish({ kind: 'stopped', cause: 'memory', detail: described.message }, false);
+      return;
+    }
+    this.#finish({ kind: 'error', ...described }, false);
+  }
+
+  #finish(ending: QuickJsEnding, trapped: boolean): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    if (this.#idleCheck !== undefined) clearImmediate(this.#idleCheck);
+    for (const timer of this.#timers.values()) clearTimeout(timer.handle);
+    let retire = trapped;
+    const peakMemoryBytes = this.#memory.buffer.byteLength;
+    if (!trapped) {
+      try {
+        for (const timer of this.#timers.values()) timer.callback.dispose();
+        for (const deferred of this.#pending.values()) deferred.dispose();
+        this.#completion?.dispose();
+        for (const handle of Object.values(this.#intrinsics)) (handle as QuickJSHandle | undefined)?.dispose();
+        this.#context.dispose();
+        this.#runtime.dispose();
+      } catch {
+        retire = true;
+      }
+    }
+    // A run that grew the linear memory past half its cap leaves a worker that would start the next run crowded.
+    if (peakMemoryBytes > this.#config.memoryBytes / 2 + 24 * 1024 * 1024) retire = true;
+    this.#send({ type: 'done', seq: this.seq, ending, cpuMs: Math.round(this.#busyMs), peakMemoryBytes, retire });
+    this.#onEnd(retire);
+  }
+
+  #now(): number {
+    const deterministic = this.#config.deterministic;
+    return deterministic === undefined ? Date.now() : deterministic.startTime + this.#virtualMs;
+  }
+
+  #log(level: number, args: QuickJSHandle[]): void {
+    const text = args.map((handle) => formatValue(this.#context, handle)).join(' ');
+    for (const line of text.split('\n')) {
+      // Past the budget nothing more is sent: the host has already cut and marked the logs.
+      if (this.#logBytes > this.#config.logBytes) return;
+      this.#logBytes += Buffer.byteLength(line) + 1;
+      this.#send({ type: 'log', seq: this.seq, level, text: line });
+    }
+  }
+
+  #installGlobals(bindings: readonly string[]): void {
+    const context = this.#context;
+    const global = context.global;
+    const define = (target: QuickJSHandle, name: string, value: QuickJSHandle) => {
+      context.defineProp(target, name, { value, configurable: true, enumerable: false });
+      value.dispose();
+    };
+    for (const name of ['SharedArrayBuffer', 'Atomics', 'WebAssembly']) {
+      context.evalCode(`delete globalThis.${name}`).dispose();
+    }
+
+    const consoleObject = context.newObject();
+    for (const [name, level] of Object.entries({ ...levels, dir: 1, table: 1, trace: 5 })) {
+      define(
+        consoleObject,
+        name,
+        context.newFunction(name, (...args) => this.#log(level, args)),
+      );
+    }
+    define(
+      consoleObject,
+      'assert',
+      context.newFunction('assert', (condition, ...args) => {
+        if (condition !== undefined && context.dump(condition)) return;
+        context
+          .newString(`Assertion failed${args.length > 0 ? ':' : ''}`)
+          .consume((head) => this.#log(5, [head, ...args]));
+      }),
+    );
+    define(global, 'console', consoleObject);
+
+    this.#installTimers(define);
+    this.#installClock(define);
+
+    const namespaces = new Map<string, QuickJSHandle>();
+    const owners = new Map<string, string[]>();
+    for (const entry of bindings) {
+      const dot = entry.indexOf('.');
+      const namespace = entry.slice(0, dot);
+      const name = entry.slice(dot + 1);
+      let target = namespaces.get(namespace);
+      if (target === undefined) {
+        target = context.newObject();
+        namespaces.set(namespace, target);
+      }
+      const hostFunction = context.newFunction(name, (...args) => this.#hostCall(namespace, name, args));
+      context.defineProp(target, name, { value: hostFunction, configurable: true, enumerable: true });
+      hostFunction.dispose();
+      owners.set(name, [...(owners.get(name) ?? []), namespace]);
+    }
+    for (const [namespace, target] of namespaces) define(global, namespace, target);
+    // A name granted in one namespace is also a global, unless a global already has it.
+    for (const [name, where] of owners) {
+      if (where.length !== 1) continue;
+      const existing = context.getProp(global, name);
+      const free = context.typeof(existing) === 'undefined';
+      existing.dispose();
+      if (!free) continue;
+      const namespace = context.getProp(global, where[0]!);
+      define(global, name, context.getProp(namespace, name));
+      namespace.dispose();
+    }
+  }
+
+  #installTimers(define: (target: QuickJSHandle, name: string, value: QuickJSHandle) => void): void {
+    const context = this.#context;
+    const add = (repeat: boolean) => (callback: QuickJSHandle, delay?: QuickJSHandle) => {
+      if (context.typeof(callback) !== 'function') throw new TypeError('The callback must be a function.');
+      this.#timerCount += 1;
+      if (this.#timerCount > this.#config.timers) {
+        throw new RangeError(
+          `The timer budget of ${this.#config.timers} setTimeout/setInterval calls per run is used up.`,
+        );
+      }
+      const requested = delay === undefined ? 0 : Number(context.dump(delay));
+      const delayMs = Math.min(
+        Math.max(0, Number.isFinite(requested) ? Math.trunc(requested) : 0),
+        this.#config.maxDelayMs,
+      );
+      const id = this.#timerCount;
+      const timer: GuestTimer = {
+        callback: callback.dup(),
+        repeat,
+        delayMs,
+        due: this.#virtualMs + delayMs,
+        handle: undefined,
+      };
+      this.#timers.set(id, timer);
+      this.#arm(id, timer);
+      return context.newNumber(id);
+    };
+    const clear = (id?: QuickJSHandle) => {
+      if (id === undefined || context.typeof(id) !== 'number') return;
+      const key = context.getNumber(id);
+      const timer = this.#timers.get(key);
+      if (timer === undefined) return;
+      clearTimeout(timer.handle);
+      timer.callback.dispose();
+      this.#timers.delete(key);
+    };
+    const global = context.global;
+    define(global, 'setTimeout', context.newFunction('setTimeout', add(false)));
+    define(global, 'setInterval', context.newFunction('setInterval', add(true)));
+    define(global, 'clearTimeout', context.newFunction('clearTimeout', clear));
+    define(global, 'clearInterval', context.newFunction('clearInterval', clear));
+  }
+
+  #arm(id: number, timer: GuestTimer): void {
+    if (this.#config.deterministic !== undefined) return;
+    timer.handle = setTimeout(() => this.#fire(id), timer.delayMs);
+  }
+
+  #fire(id: number): void {
+    const timer = this.#timers.get(id);
+    if (timer === undefined || this.#ended) return;
+    if (timer.repeat) {
+      timer.due = this.#virtualMs + Math.max(1, timer.delayMs);
+      this.#arm(id, timer);
+    } else this.#timers.delete(id);
+    this.#turn(() => {
+      const result = this.#context.callFunction(timer.callback, this.#context.undefined);
+      if (!timer.repeat) timer.callback.dispose();
+      // What a timer callback throws fails the run, as in the worker-thread provider.
+      if (result.error !== undefined) this.#endWithThrown(result.error);
+      else result.value.dispose();
+    });
+  }
+
+  #installClock(define: (target: QuickJSHandle, name: string, value: QuickJSHandle) => void): void {
+    const context = this.#context;
+    const global = context.global;
+    const math = context.getProp(global, 'Math');
+    define(
+      math,
+      'random',
+      context.newFunction('random', () => context.newNumber(this.#random.next())),
+    );
+    math.dispose();
+
+    const performanceObject = context.newObject();
+    define(
+      performanceObject,
+      'now',
+      context.newFunction('now', () =>
+        context.newNumber(
+          this.#config.deterministic === undefined ? Math.floor(performance.now() - this.#startedAt) : this.#virtualMs,
+        ),
+      ),
+    );
+    define(performanceObject, 'timeOrigin', context.newNumber(this.#now()));
+    define(global, 'performance', performanceObject);
+
+    const crypto = context.newObject();
+    define(
+      crypto,
+      'randomUUID',
+      context.newFunction('randomUUID', () => context.newString(uuidFrom(this.#random))),
+    );
+    define(
+      crypto,
+      'getRandomValues',
+      context.newFunction('getRandomValues', (array) => {
+        const width =
+          array === undefined ? undefined : context.getProp(array, 'BYTES_PER_ELEMENT').consume((h) => context.dump(h));
+        const length =
+          array === undefined ? undefined : context.getProp(array, 'length').consume((h) => context.dump(h));
+        if ((width !== 1 && width !== 2 && width !== 4) || typeof length !== 'number') {
+          throw new TypeError('crypto.getRandomValues takes an integer typed array (8, 16 or 32 bits per element).');
+        }
+        if (length * width > 65_536)
+          throw new RangeError('crypto.getRandomValues fills at most 65536 bytes at a time.');
+        for (let index = 0; index < length; index += 1) {
+          context.newNumber(this.#random.nextUint32()).consume((value) => context.setProp(array!, index, value));
+        }
+        return array!.dup();
+      }),
+    );
+    define(global, 'crypto', crypto);
+
+    if (this.#config.deterministic !== undefined) {
+      const now = context.newFunction('now', () => context.newNumber(this.#now()));
+      const installer = context.unwrapResult(context.evalCode(virtualDateSource, 'sluice-clock.js'));
+      context.unwrapResult(context.callFunction(installer, context.undefined, now)).dispose();
+      installer.dispose();
+      now.dispose();
+    }
+  }
+
+  #hostCall(namespace: string, name: string, args: QuickJSHandle[]): QuickJSHandle {
+    const context = this.#context;
+    let count = args.length;
+    while (count > 0 && context.typeof(args[count - 1]!) === 'undefined') count -= 1;
+    const first = args[0];
+    const firstIsArray =
+      first !== undefined &&
+      context
+        .unwrapResult(context.callFunction(this.#intrinsics.isArray, context.undefined, first))
+        .consume((handle) => context.dump(handle) === true);
+    // One plain object (or null) is the input; anything else given is positional, mapped on the host side.
+    const positional = count > 1 || (count === 1 && (context.typeof(first!) !== 'object' || firstIsArray));
+    let input: QuickJSHandle;
+    if (positional) {
+      input = context.newArray();
+      for (let index = 0; index < count; index += 1) context.setProp(input, index, args[index]!);
+    } else input = count === 0 ? context.null : first!.dup();
+    let encoded: Encoded;
+    try {
+      encoded = encodeGuestValue(context, this.#intrinsics, input, this.#config.hostCallBytes);
+    } finally {
+      input.dispose();
+    }
+    if (!encoded.ok) {
+      if (encoded.kind === 'thrown') throw encoded.error;
+      throw new TypeError(
+        encoded.kind === 'too-large'
+          ? `The argument of ${namespace}.${name} is larger than the ${this.#config.hostCallBytes}-byte budget of one host call.`
+          : `The argument of ${namespace}.${name} is not JSON: ${encoded.message}.`,
+      );
+    }
+    this.#calls += 1;
+    if (this.#calls > this.#config.hostCalls + 1) {
+      throw new Error(
+        `The host-call budget of ${this.#config.hostCalls} calls per run is used up; this call was refused. Make fewer calls, or batch them.`,
+      );
+    }
+    const callId = this.#calls;
+    const deferred = context.newPromise();
+    this.#pending.set(callId, deferred);
+    this.#send({
+      type: 'call',
+      seq: this.seq,
+      callId,
+      namespace,
+      name,
+      input: encoded.json ?? 'null',
+      positional,
+    });
+    return deferred.handle.dup();
+  }
+}

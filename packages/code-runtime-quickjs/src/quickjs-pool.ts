@@ -1,0 +1,121 @@
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { FifoQueue, type RunController } from '@sluice/code-runtime-kit';
+import { type QuickJsRunConfig, type WasmModule, wasmApi } from './quickjs-frames.js';
+import type { ResolvedQuickJsSettings } from './quickjs-settings.js';
+import { QuickJsSlot } from './quickjs-slot.js';
+
+let compiled: Promise<WasmModule> | undefined;
+
+/** The QuickJS-ng WebAssembly module, compiled once per process and shared by every worker of every runtime. */
+function wasmModule(): Promise<WasmModule> {
+  compiled ??= readFile(createRequire(import.meta.url).resolve('@jitl/quickjs-ng-wasmfile-release-sync/wasm')).then(
+    (bytes) => wasmApi.compile(bytes),
+  );
+  return compiled;
+}
+
+interface Waiter {
+  readonly run: RunController;
+  readonly resolve: (slot: QuickJsSlot | undefined) => void;
+}
+
+/**
+ * `poolSize` long-lived QuickJS worker threads, each serving one run at a time with a fresh
+ * QuickJS runtime. A thread that trapped, was terminated or grew its memory is replaced; runs wait
+ * in arrival order for a free thread, and one that ends while waiting leaves the queue.
+ */
+export class QuickJsPool {
+  readonly #settings: ResolvedQuickJsSettings;
+  readonly #config: QuickJsRunConfig;
+  readonly #slots = new Set<QuickJsSlot>();
+  readonly #idle: QuickJsSlot[] = [];
+  readonly #waiters = new FifoQueue<Waiter>();
+  #closed = false;
+  #filling = false;
+
+  constructor(settings: ResolvedQuickJsSettings) {
+    this.#settings = settings;
+    this.#config = {
+      cpuTimeMs: settings.cpuTimeMs,
+      memoryBytes: settings.memoryBytes,
+      stackBytes: settings.stackBytes,
+      logBytes: settings.logBytes,
+      valueChars: settings.valueBytes,
+      hostCallBytes: settings.hostCallBytes,
+      hostCalls: settings.hostCalls,
+      timers: settings.timers,
+      maxDelayMs: settings.wallTimeMs,
+      deterministic: settings.deterministic,
+    };
+  }
+
+  /** Resolves with an idle thread for `run`, or `undefined` if the run ended first. */
+  acquire(run: RunController): Promise<QuickJsSlot | undefined> {
+    const idle = this.#idle.shift();
+    if (idle !== undefined) return Promise.resolve(idle);
+    this.#fill();
+    return new Promise((resolve) => {
+      this.#waiters.push({ run, resolve });
+      run.signal.addEventListener('abort', () => resolve(undefined), { once: true });
+    });
+  }
+
+  /** Gives back a thread acquired for a run that ended before it started. */
+  release(slot: QuickJsSlot): void {
+    this.#onFree(slot, slot.state === 'idle');
+  }
+
+  /** Terminates every thread and resolves once they have all exited. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (const waiter of this.#waiters.drain()) waiter.resolve(undefined);
+    await Promise.all([...this.#slots].map((slot) => slot.retire()));
+  }
+
+  #fill(): void {
+    if (this.#filling || this.#closed) return;
+    this.#filling = true;
+    wasmModule().then(
+      (module) => {
+        this.#filling = false;
+        while (!this.#closed && this.#slots.size < this.#settings.poolSize) {
+          this.#slots.add(
+            new QuickJsSlot(module, this.#settings, this.#config, (slot, reusable) => this.#onFree(slot, reusable)),
+          );
+        }
+      },
+      (error: unknown) => {
+        this.#filling = false;
+        compiled = undefined;
+        for (const waiter of this.#waiters.drain()) {
+          waiter.run.finish({
+            ok: false,
+            failure: {
+              kind: 'substrate-exit',
+              message: `The QuickJS WebAssembly module could not be loaded (${error instanceof Error ? error.message : String(error)}); nothing ran.`,
+            },
+          });
+          waiter.resolve(undefined);
+        }
+      },
+    );
+  }
+
+  #onFree(slot: QuickJsSlot, reusable: boolean): void {
+    if (!reusable || this.#closed) {
+      if (!this.#slots.delete(slot)) return;
+      const index = this.#idle.indexOf(slot);
+      if (index !== -1) this.#idle.splice(index, 1);
+      void slot.retire().then(() => {
+        if (!this.#closed && this.#waiters.length > 0) this.#fill();
+      });
+      if (!this.#closed) this.#fill();
+      return;
+    }
+    let waiter = this.#waiters.shift();
+    while (waiter?.run.ended) waiter = this.#waiters.shift();
+    if (waiter !== undefined) waiter.resolve(slot);
+    else this.#idle.push(slot);
+  }
+}

@@ -278,7 +278,7 @@ describe('sluice (the built command)', slow, () => {
     expect(python.code).toBe(0);
     expect(python.stdout).toContain('async def forecast(*, city: str) -> ForecastOutput:');
     expect(python.stdout).not.toContain('reset');
-    expect(python.stderr).toMatch(/^sluice: 4 tools, full declarations, about \d+ tokens/);
+    expect(python.stderr).toMatch(/^sluice: 4 tools, all declared in full, \d+ tokens of declarations/);
   });
 
   it('answers each bad input with one sentence and exit 2', async () => {

@@ -32,12 +32,12 @@ function refusal(language: 'typescript' | 'python', budgets: BudgetSettings): Us
 
 describe('createBudgetedRuntime', () => {
   it('gives the runtime the budgets from the flags', () => {
-    const budgets = readBudgetFlags({ 'wall-time-ms': '5000', 'memory-bytes': '67108864', 'host-calls': '0' });
+    const budgets = readBudgetFlags({ 'wall-time-ms': '5000', 'memory-bytes': '134217728', 'host-calls': '0' });
     const typescript = createBudgetedRuntime('typescript', budgets);
     const python = createBudgetedRuntime('python', budgets);
     created.push(typescript, python);
-    expect(typescript.limits).toMatchObject({ wallTimeMs: 5000, memoryBytes: 67108864, hostCalls: 0 });
-    expect(python.limits).toMatchObject({ wallTimeMs: 5000, memoryBytes: 67108864, hostCalls: 0 });
+    expect(typescript.limits).toMatchObject({ wallTimeMs: 5000, memoryBytes: 134217728, hostCalls: 0 });
+    expect(python.limits).toMatchObject({ wallTimeMs: 5000, memoryBytes: 134217728, hostCalls: 0 });
   });
 
   it("refuses a bad value with the provider's own message, naming the flag", () => {

@@ -1,3 +1,4 @@
+import type { ToolDeclarations } from '@sluice/code-mode';
 import type { CodeRuntimeLanguage } from '@sluice/code-runtime';
 import { createContext } from '@sluice/context';
 import type { Verbosity } from './cli-arguments.js';
@@ -33,11 +34,23 @@ export async function declarationsCommand(options: DeclarationsCommandOptions, i
     io.stdout.write(`${runCode.description}\n`);
     if (options.verbosity !== 'quiet') {
       io.stderr.write(
-        `sluice: ${tools.length} tool${tools.length === 1 ? '' : 's'}, ${declarations.mode} declarations, about ${declarations.estimatedTokens} tokens (UTF-8 bytes / 4).\n`,
+        `sluice: ${tools.length} tool${tools.length === 1 ? '' : 's'}, ${declarationsShape(declarations)}, ${declarations.estimatedTokens} tokens of declarations.\n`,
       );
     }
     return exitSuccess;
   } finally {
     await ctx.dispose();
   }
+}
+
+/** `all declared in full`, or how many are in full, summarised, counted and deferred. */
+function declarationsShape(declarations: ToolDeclarations): string {
+  if (declarations.mode === 'full') return 'all declared in full';
+  const parts = [
+    `${declarations.inlined.length} in full`,
+    `${declarations.summarized.length} summarised`,
+    `${declarations.counted.length} counted`,
+    ...(declarations.deferred.length > 0 ? [`${declarations.deferred.length} deferred`] : []),
+  ];
+  return parts.join(', ');
 }

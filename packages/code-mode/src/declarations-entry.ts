@@ -3,6 +3,7 @@ import { type ToolBindingName, type ToolBindingNameOptions, toolBindingName } fr
 import { defineToolContent, type UntypedResults } from './declarations-tool-content.js';
 import { schemaToType } from './schema-convert.js';
 import { type JsonSchema, pascalCase, type TypeNode } from './schema-model.js';
+import type { NameAllocator } from './schema-names.js';
 import { DefinitionRegistry } from './schema-registry.js';
 
 /**
@@ -10,11 +11,40 @@ import { DefinitionRegistry } from './schema-registry.js';
  * object with these fields. Schemas are JSON Schema; a missing output schema declares `unknown`
  * (or `ToolContent`, see {@link UntypedResults}).
  */
-export interface DeclaredTool {
+export interface DeclaredTool extends ToolPlacement {
   readonly name: string;
   readonly description?: string;
   readonly inputSchema?: JsonSchema;
   readonly outputSchema?: JsonSchema;
+}
+
+/**
+ * Where a tool goes in the declarations, set by the host on a tool or on its namespace
+ * ({@link NamespaceGuide}); a tool's own setting wins over its namespace's.
+ */
+export interface ToolPlacement {
+  /** Always declared in full, whatever the budget. Default `false`. */
+  readonly pinned?: boolean;
+  /** Higher is declared in full first when the budget cannot hold every tool. Default 0. */
+  readonly priority?: number;
+  /**
+   * Left out of the declarations until the model loads it (`sluice.searchTools`, `sluice.loadTools`,
+   * or the host's search tool); it can be called all along. Default `false`.
+   */
+  readonly deferred?: boolean;
+}
+
+/**
+ * What the host says about a namespace: a description and instructions for the model (an MCP
+ * server's `instructions`), and the placement of its tools.
+ */
+export interface NamespaceGuide extends ToolPlacement {
+  /** The namespace as programs write it (`github`), not a tool-name prefix. */
+  readonly name: string;
+  /** One or two sentences on what the namespace's tools are for. */
+  readonly description?: string;
+  /** How to use them: conventions, order of calls, pitfalls. Shown in the declarations, cut past 800 characters. */
+  readonly instructions?: string;
 }
 
 /** One tool as the declarations show it: where the program calls it, what it says, its types. */
@@ -23,7 +53,7 @@ export interface DeclaredEntry {
   readonly binding: ToolBindingName;
   /** `namespace.name`, as the program writes it. */
   readonly path: string;
-  /** The description, plus the tool's own name when it differs from the binding. */
+  /** The description, trimmed. */
   readonly doc: string;
   /** One line: the description's first sentence, at most {@link summaryLength} characters. */
   readonly summary: string;
@@ -38,6 +68,8 @@ export const summaryLength = 120;
 export interface DeclaredSet {
   readonly entries: readonly DeclaredEntry[];
   readonly definitions: ReadonlyMap<string, TypeNode>;
+  /** The type names in use, to name more types without clashing. */
+  readonly names: NameAllocator;
   /** Whether some entry resolves with `ToolContent`, so the declarations should say what that is. */
   readonly toolContent: boolean;
 }
@@ -74,12 +106,11 @@ export function declareTools(
     const hint = pascalCase(binding.name);
     const path = `${binding.namespace}.${binding.name}`;
     const description = (tool.description ?? '').trim();
-    const renamed = tool.name === binding.name || tool.name === path ? '' : `Tool name: ${JSON.stringify(tool.name)}.`;
     return {
       toolName: tool.name,
       binding,
       path,
-      doc: [description, renamed].filter((part) => part !== '').join('\n\n'),
+      doc: description,
       summary: oneLineSummary(description),
       input: schemaToType(tool.inputSchema, { hint: `${hint}Input`, registry }),
       output:
@@ -88,7 +119,7 @@ export function declareTools(
           : schemaToType(tool.outputSchema, { hint: `${hint}Output`, registry }),
     };
   });
-  return { entries, definitions: registry.definitions, toolContent: toolContent !== undefined };
+  return { entries, definitions: registry.definitions, names: registry.names, toolContent: toolContent !== undefined };
 }
 
 /** The first sentence of `description` on one line, cut with `…` past {@link summaryLength} characters. */

@@ -1,8 +1,6 @@
 import { pythonReservedWords } from '@sluice/code-runtime';
 import type { DeclaredEntry } from './declarations-entry.js';
-import { compare, groupByNamespace } from './declarations-typescript.js';
-import type { ObjectNode, PropertyNode, TypeNode } from './schema-model.js';
-import { reservedTypeNames } from './schema-registry.js';
+import type { PropertyNode, TypeNode } from './schema-model.js';
 
 const identifier = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -13,26 +11,9 @@ export const pythonPreamble =
   '# plain dicts and lists.\n' +
   'from typing import Any, Literal, NotRequired, TypedDict\n';
 
-/** Typed async stubs: the preamble and `note`, TypedDicts for object types (named once, shared when identical), then one class per namespace. */
-export function pythonDeclarations(
-  entries: readonly DeclaredEntry[],
-  definitions: ReadonlyMap<string, TypeNode>,
-  options: { readonly preamble?: boolean; readonly note?: string } = {},
-): string {
-  const types = new PythonTypes(definitions);
-  const namespaces = groupByNamespace(entries).map(([namespace, members]) => {
-    const body = members.map((entry) => pythonMember(entry, types)).join('\n');
-    return `class ${namespace}:\n${body}`;
-  });
-  return [
-    ...(options.preamble === false ? [] : [pythonPreamble]),
-    ...(options.note === undefined ? [] : [`${options.note}\n`]),
-    ...types.blocks,
-    ...namespaces,
-  ].join('\n');
-}
-
-function pythonMember(entry: DeclaredEntry, types: PythonTypes): string {
+/** One tool inside its namespace's class: an `async def` stub with keyword parameters and a docstring. */
+export function pythonMember(entry: DeclaredEntry): string {
+  const types = pythonTypes;
   const input = entry.input;
   const parameters: string[] = [];
   const argumentDocs: string[] = [];
@@ -61,7 +42,7 @@ function pythonMember(entry: DeclaredEntry, types: PythonTypes): string {
 }
 
 /** A docstring at `indent`, or `...` when there is nothing to say. Backslashes and `"""` cannot end it early. */
-function pythonDocstring(lines: readonly string[], indent: string): string {
+export function pythonDocstring(lines: readonly string[], indent: string): string {
   if (lines.length === 0) return `${indent}...\n`;
   const escaped = lines.map((line) => line.replaceAll('\\', '\\\\').replaceAll('"""', '\\"\\"\\"'));
   if (escaped.length === 1 && !escaped[0]!.endsWith('"')) return `${indent}"""${escaped[0]}"""\n`;
@@ -73,25 +54,29 @@ function isPythonName(name: string): boolean {
   return identifier.test(name) && !pythonReservedWords.has(name);
 }
 
-/** Python spellings of {@link TypeNode}s; object types become named TypedDict blocks. */
-class PythonTypes {
-  readonly #blocks = new Map<string, string>();
-  readonly #bodies = new Map<string, string>();
+/** One named type: a `TypedDict` class (the functional form when a key is not a Python name) or an alias. */
+export function pythonDefinition(name: string, type: TypeNode): string {
+  if (type.kind !== 'object' || type.properties.length === 0) return `${name} = ${pythonTypes.type(type)}\n`;
+  const functional = !type.properties.every((property) => isPythonName(property.name));
+  const fields = type.properties.map((property) => field(property, functional));
+  if (type.additional !== undefined) fields.push(`    # Other keys: ${pythonTypes.type(type.additional)}\n`);
+  const body = fields.join('');
+  return functional
+    ? `${name} = TypedDict(${JSON.stringify(name)}, {\n${body}})\n`
+    : `class ${name}(TypedDict):\n${body}`;
+}
 
-  constructor(definitions: ReadonlyMap<string, TypeNode>) {
-    const sorted = [...definitions].sort(([left], [right]) => compare(left, right));
-    for (const [name] of sorted) this.#bodies.set(name, '');
-    for (const [name, type] of sorted) {
-      if (type.kind === 'object' && type.properties.length > 0) this.#typedDict(type, name);
-      else this.#blocks.set(name, `${name} = ${this.type(type)}\n`);
-    }
-  }
+function field(property: PropertyNode, functional: boolean): string {
+  const comment = property.doc === undefined ? '' : `    # ${property.doc}\n`;
+  const type = pythonTypes.type(property.type);
+  const annotated = property.optional ? `NotRequired[${type}]` : type;
+  return functional
+    ? `${comment}    ${JSON.stringify(property.name)}: ${annotated},\n`
+    : `${comment}    ${property.name}: ${annotated}\n`;
+}
 
-  /** Class and alias definitions in dependency order (forward references only through recursion). */
-  get blocks(): string[] {
-    return [...this.#blocks.values()];
-  }
-
+/** Python spellings of {@link TypeNode}s. Object types with properties arrive named (see `shareShapes`). */
+const pythonTypes = {
   type(node: TypeNode): string {
     switch (node.kind) {
       case 'unknown':
@@ -122,48 +107,10 @@ class PythonTypes {
         return [...(literals.length > 0 ? [`Literal[${literals.join(', ')}]`] : []), ...others].join(' | ');
       }
       case 'object':
-        if (node.properties.length === 0)
-          return `dict[str, ${node.additional === undefined ? 'Any' : this.type(node.additional)}]`;
-        return this.#typedDict(node);
+        return `dict[str, ${node.additional === undefined || node.properties.length > 0 ? 'Any' : this.type(node.additional)}]`;
     }
-  }
-
-  #typedDict(node: ObjectNode, fixedName?: string): string {
-    const functional = !node.properties.every((property) => isPythonName(property.name));
-    const fields = node.properties.map((property) => this.#field(property, functional));
-    if (node.additional !== undefined) fields.push(`    # Other keys: ${this.type(node.additional)}\n`);
-    const body = fields.join('');
-    const name = fixedName ?? this.#nameFor(node.hint, body);
-    if (!this.#blocks.has(name)) {
-      this.#bodies.set(name, body);
-      this.#blocks.set(
-        name,
-        functional
-          ? `${name} = TypedDict(${JSON.stringify(name)}, {\n${body}})\n`
-          : `class ${name}(TypedDict):\n${body}`,
-      );
-    }
-    return name;
-  }
-
-  #field(property: PropertyNode, functional: boolean): string {
-    const comment = property.doc === undefined ? '' : `    # ${property.doc}\n`;
-    const type = this.type(property.type);
-    const annotated = property.optional ? `NotRequired[${type}]` : type;
-    return functional
-      ? `${comment}    ${JSON.stringify(property.name)}: ${annotated},\n`
-      : `${comment}    ${property.name}: ${annotated}\n`;
-  }
-
-  #nameFor(hint: string, body: string): string {
-    for (let suffix = 1; ; suffix += 1) {
-      const name = suffix === 1 ? hint : `${hint}${suffix}`;
-      if (reservedTypeNames.has(name)) continue;
-      const existing = this.#bodies.get(name);
-      if (existing === undefined || existing === body) return name;
-    }
-  }
-}
+  },
+};
 
 function pythonLiteral(value: string | number | boolean): string {
   if (typeof value === 'boolean') return value ? 'True' : 'False';

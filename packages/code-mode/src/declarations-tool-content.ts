@@ -54,6 +54,7 @@ export function defineToolContent(registry: DefinitionRegistry): TypeNode {
         field('resource', {
           kind: 'object',
           hint: 'ResourceContents',
+          label: 'ResourceContents',
           properties: [
             field('uri', string),
             field('mimeType', string, undefined, true),
@@ -78,6 +79,7 @@ function item(hint: string, type: string, properties: readonly PropertyNode[]): 
   return {
     kind: 'object',
     hint,
+    label: hint,
     properties: [field('type', { kind: 'literal', value: type }), ...properties],
     additional: undefined,
   };

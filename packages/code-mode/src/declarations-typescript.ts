@@ -72,24 +72,13 @@ export function typescriptType(node: TypeNode, indent = ''): string {
   }
 }
 
-/** A `note` comment, every type alias the entries need (recursive `$ref`s), then one `declare const` per namespace. */
-export function typescriptDeclarations(
-  entries: readonly DeclaredEntry[],
-  definitions: ReadonlyMap<string, TypeNode>,
-  note?: string,
-): string {
-  const parts: string[] = note === undefined ? [] : [`${note}\n`];
-  for (const [name, type] of [...definitions].sort(([left], [right]) => compare(left, right))) {
-    parts.push(`type ${name} = ${typescriptType(type)};\n`);
-  }
-  for (const [namespace, members] of groupByNamespace(entries)) {
-    const body = members.map((entry) => typescriptMember(entry)).join('');
-    parts.push(`declare const ${namespace}: {\n${body}};\n`);
-  }
-  return parts.join('\n');
+/** One named type: `type Name = …;`. */
+export function typescriptDefinition(name: string, type: TypeNode): string {
+  return `type ${name} = ${typescriptType(type)};\n`;
 }
 
-function typescriptMember(entry: DeclaredEntry): string {
+/** One tool inside its namespace's `declare const` block: doc comment and signature. */
+export function typescriptMember(entry: DeclaredEntry): string {
   const indent = '  ';
   const input = entry.input;
   const optional = input.kind === 'unknown' || (input.kind === 'object' && input.properties.every((p) => p.optional));

@@ -4,8 +4,9 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { mcpCatalogue } from './__fixtures__/mcp-catalogue.js';
 import { realisticTools } from './__fixtures__/realistic-tools.js';
-import { estimateTokens, generateDeclarations } from './declarations.js';
+import { countTokens, estimateTokens, generateDeclarations } from './declarations.js';
 import type { DeclaredTool } from './declarations-entry.js';
+import { LoadedTools } from './loaded-tools.js';
 
 // Just the globals declarations use, so the compiler checks them without loading its whole lib.
 const minimalLib = `
@@ -81,14 +82,90 @@ describe('generateDeclarations', () => {
     await expect(python.text).toMatchFileSnapshot('./__snapshots__/catalogue.python.txt');
   });
 
-  it('lists only names and summaries for a catalogue over the default budget', async () => {
-    const typescript = generateDeclarations(mcpCatalogue(), { language: 'typescript' });
-    const python = generateDeclarations(mcpCatalogue(), { language: 'python' });
-    expect([typescript.mode, python.mode]).toEqual(['summary', 'summary']);
-    expect(typescript.discovery).toBeDefined();
-    expect(typescript.estimatedTokens).toBeLessThan(typescript.fullTokens);
+  it('fills the default 3 000-token budget by priority: pinned in full, then summaries, the rest counted', async () => {
+    const pinned = mcpCatalogue().map((tool) =>
+      tool.name === 'mcp__github__create_issue' ? { ...tool, pinned: true } : tool,
+    );
+    const typescript = generateDeclarations(pinned, { language: 'typescript' });
+    const python = generateDeclarations(pinned, { language: 'python' });
+    for (const declarations of [typescript, python]) {
+      expect(declarations.mode).toBe('partial');
+      expect(declarations.estimatedTokens).toBeLessThanOrEqual(3_000);
+      expect(declarations.inlined).toContain('github.create_issue');
+      expect(declarations.inlined.length).toBeGreaterThan(5);
+      expect(declarations.summarized.length).toBeGreaterThan(50);
+      expect(declarations.inlined.length + declarations.summarized.length + declarations.counted.length).toBe(150);
+    }
+    expect(typescript.text).toContain('  create_issue(input: {');
+    expect(python.text).toContain('    async def create_issue(');
     await expect(typescript.text).toMatchFileSnapshot('./__snapshots__/catalogue-summary.typescript.txt');
     await expect(python.text).toMatchFileSnapshot('./__snapshots__/catalogue-summary.python.txt');
+  });
+
+  it('declares higher-priority tools in full before others', () => {
+    const tools = mcpCatalogue().map((tool) =>
+      tool.name.startsWith('mcp__slack__') ? { ...tool, priority: 5 } : tool,
+    );
+    const declarations = generateDeclarations(tools, { language: 'typescript' });
+    expect(declarations.inlined.every((path) => path.startsWith('slack.'))).toBe(true);
+    expect(declarations.inlined.length).toBeGreaterThan(3);
+  });
+
+  it('shows namespace descriptions and instructions, and leaves deferred tools out until loaded', () => {
+    const namespaces = [
+      { name: 'github', description: 'GitHub issues and pull requests.', instructions: 'Pass owner and repo.' },
+      { name: 'slack', deferred: true },
+    ];
+    const tools = mcpCatalogue()
+      .filter((tool) => /__(github|slack)__/.test(tool.name))
+      .slice(0, 40);
+    for (const language of ['typescript', 'python'] as const) {
+      const declarations = generateDeclarations(tools, { language, namespaces, ...everything });
+      expect(declarations.text).toContain('GitHub issues and pull requests.');
+      expect(declarations.text).toContain('Pass owner and repo.');
+      expect(declarations.text).not.toMatch(/slack/);
+      expect(declarations.deferred.length).toBeGreaterThan(0);
+      expect(declarations.text).toContain(`${declarations.deferred.length} more tools are loaded on demand`);
+      const loaded = new LoadedTools({ paths: [declarations.deferred[0]!] });
+      const next = generateDeclarations(tools, { language, namespaces, loaded, ...everything });
+      expect(next.text).toContain(
+        `class slack:`.replace('class slack:', language === 'python' ? 'class slack:' : 'declare const slack:'),
+      );
+      expect(next.deferred).toHaveLength(declarations.deferred.length - 1);
+    }
+  });
+
+  it('declares a shape that several tools share once, by name, with no per-tool name comments', () => {
+    const entity = {
+      type: 'object',
+      properties: {
+        name: { type: 'string' },
+        entityType: { type: 'string' },
+        observations: { type: 'array', items: { type: 'string' } },
+      },
+      required: ['name', 'entityType', 'observations'],
+    };
+    const tools: DeclaredTool[] = ['create_entities', 'delete_entities', 'update_entities'].map((name) => ({
+      name: `memory__${name}`,
+      description: `${name} in the graph.`,
+      inputSchema: {
+        type: 'object',
+        properties: { entities: { type: 'array', items: entity } },
+        required: ['entities'],
+      },
+      outputSchema: { type: 'object', properties: { entities: { type: 'array', items: entity } } },
+    }));
+    const typescript = generateDeclarations(tools, { language: 'typescript' }).text;
+    expect(typescript.match(/entityType: string/g)).toHaveLength(1);
+    expect(typescript).toContain('type Entity = {');
+    expect(typescript).toContain('entities: Entity[];');
+    expect(typescript).not.toContain('Tool name:');
+    const python = generateDeclarations(tools, { language: 'python' }).text;
+    expect(python.match(/entityType: str/g)).toHaveLength(1);
+    expect(python).toContain('class Entity(TypedDict):');
+    expect(python).toContain('entities: list[Entity]');
+    expect(pythonProblems(python)).toBe('');
+    expect(typescriptProblems(typescript)).toEqual([]);
   });
 
   it('writes TypeScript that the TypeScript compiler accepts', () => {
@@ -131,16 +208,23 @@ describe('generateDeclarations', () => {
     }
   });
 
-  it('falls back to namespaces only when even the summary list is over budget', () => {
-    const summary = generateDeclarations(mcpCatalogue(), { language: 'typescript' });
-    const tight = generateDeclarations(mcpCatalogue(), { language: 'typescript', tokenBudget: 400 });
-    expect(tight.mode).toBe('namespaces');
-    expect(tight.text).not.toContain('create_issue:');
-    expect(tight.text).toContain('declare const github:');
-    expect(tight.estimatedTokens).toBeLessThan(summary.estimatedTokens);
+  it('counts tools under their namespace when even the summaries are over budget', () => {
+    const tight = generateDeclarations(mcpCatalogue(), { language: 'typescript', tokenBudget: 700 });
+    expect(tight.mode).toBe('partial');
+    expect(tight.counted.length).toBeGreaterThan(100);
+    expect(tight.text).toContain('declare const github: {');
+    expect(tight.text).toMatch(/more: await sluice\.searchTools\("words", \{ namespace: "github" \}\)/);
+    expect(tight.estimatedTokens).toBeLessThanOrEqual(700);
   });
 
-  it('states the token estimate it uses: UTF-8 bytes divided by four', () => {
+  it('counts declaration tokens with a real tokenizer (o200k_base)', () => {
+    expect(countTokens('')).toBe(0);
+    expect(countTokens('hello world')).toBe(2);
+    const text = generateDeclarations(realisticTools, { language: 'typescript' });
+    expect(text.estimatedTokens).toBe(countTokens(text.text));
+  });
+
+  it('keeps the rough estimate for results: UTF-8 bytes divided by four', () => {
     expect(estimateTokens('abcd')).toBe(1);
     expect(estimateTokens('abcde')).toBe(2);
     expect(estimateTokens('éé')).toBe(1);
@@ -170,7 +254,7 @@ describe('generateDeclarations', () => {
     const tools: DeclaredTool[] = [{ name: 'github__create_issue', description: 'Create.', inputSchema: {} }];
     const split = generateDeclarations(tools, { language: 'typescript' }).text;
     const flat = generateDeclarations(tools, { language: 'typescript', naming: { splitNamespaces: false } }).text;
-    expect(split).toContain('declare const github: {\n  /**\n   * Create.');
+    expect(split).toContain('declare const github: {\n  /** Create. */');
     expect(split).toContain('create_issue(input?: unknown)');
     expect(flat).toContain('declare const tools: {');
     expect(flat).toContain('github__create_issue(input?: unknown)');

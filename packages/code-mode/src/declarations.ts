@@ -1,30 +1,26 @@
-import { type CodeRuntimeLanguage, InvalidRequestError, utf8ByteLength, wellFormedText } from '@sluice/code-runtime';
+import { type CodeRuntimeLanguage, InvalidRequestError, wellFormedText } from '@sluice/code-runtime';
 import type { ToolBindingNameOptions } from '@sluice/permissions';
-import { type DeclaredEntry, type DeclaredSet, type DeclaredTool, declareTools } from './declarations-entry.js';
-import { pythonDeclarations, pythonPreamble } from './declarations-python.js';
-import { toolContentNote, type UntypedResults } from './declarations-tool-content.js';
-import { groupByNamespace, typescriptDeclarations } from './declarations-typescript.js';
-import { discoveryNamespace, ToolDiscovery } from './tool-discovery.js';
+import { DeclaredCatalog } from './declarations-catalog.js';
+import type { DeclaredTool, NamespaceGuide } from './declarations-entry.js';
+import { layoutDeclarations } from './declarations-layout.js';
+import { countTokens, estimateTokens } from './declarations-tokens.js';
+import type { UntypedResults } from './declarations-tool-content.js';
+import type { LoadedTools } from './loaded-tools.js';
+import { ToolDiscovery } from './tool-discovery.js';
 
-/** The default {@link DeclarationsOptions.tokenBudget}: about 32 KB of declarations. */
-export const defaultDeclarationsTokenBudget = 8_000;
+export { countTokens, estimateTokens };
 
-/**
- * A rough token count for text a model reads: UTF-8 bytes divided by 4, rounded up. It is an
- * estimate, not a tokenizer; English prose and code run close to it, dense non-Latin text above it.
- */
-export function estimateTokens(text: string): number {
-  return Math.ceil(utf8ByteLength(text) / 4);
-}
+/** The default {@link DeclarationsOptions.tokenBudget}, in tokens. */
+export const defaultDeclarationsTokenBudget = 3_000;
 
 /** Options for {@link generateDeclarations}. */
 export interface DeclarationsOptions {
   /** The language the program is written in; use the runtime's `language`. */
   readonly language: CodeRuntimeLanguage;
   /**
-   * Estimated tokens (see {@link estimateTokens}) the full declarations may take. Above it, only
-   * names and one-line summaries are listed and the program looks tools up itself with
-   * `sluice.searchTools` and `sluice.describeTool`. Default {@link defaultDeclarationsTokenBudget}.
+   * Tokens (see {@link countTokens}) the declarations may take. Filled by priority: pinned tools
+   * in full, then by `priority` (and `usage`), the rest as one-line summaries or counted under their
+   * namespace; programs look those up with `sluice.describeTool`. Default {@link defaultDeclarationsTokenBudget}.
    */
   readonly tokenBudget?: number;
   /** How tool names become binding names; pass what you pass to `@sluice/permissions`, so both agree. */
@@ -34,34 +30,39 @@ export interface DeclarationsOptions {
    * MCP tools, declared as `ToolContent` (one text as a string, one image, `""`, or the content list).
    */
   readonly untypedResults?: UntypedResults;
+  /** Descriptions, instructions and placement of namespaces. */
+  readonly namespaces?: readonly NamespaceGuide[];
+  /** The conversation's loaded deferred tools: declared like the others. Default: none loaded. */
+  readonly loaded?: LoadedTools;
+  /** Calls per tool path in this conversation; orders tools of equal priority. Changing it changes the text. */
+  readonly usage?: ReadonlyMap<string, number>;
 }
 
 /** What the model reads about the tools, and what a run needs to back it up. */
 export interface ToolDeclarations {
   readonly language: CodeRuntimeLanguage;
-  /**
-   * `full`: every tool with its types. `summary`: names and one-line summaries, plus the discovery
-   * functions. `namespaces`: even the summary list was over budget, so only namespaces and counts.
-   */
-  readonly mode: 'full' | 'summary' | 'namespaces';
-  /** The declarations text. Byte-stable: the same tools give the same text, in any order. */
+  /** `full`: every offered tool with its types. `partial`: some listed by summary or only counted. */
+  readonly mode: 'full' | 'partial';
+  /** The declarations text. Byte-stable: the same tools and options give the same text, in any order. */
   readonly text: string;
-  /** {@link estimateTokens} of `text`. */
+  /** {@link countTokens} of `text`. */
   readonly estimatedTokens: number;
-  /** {@link estimateTokens} of the full declarations, whether or not they were used. */
-  readonly fullTokens: number;
-  /** Every declared tool's path (`namespace.name`), sorted, whether or not `mode` lists it. */
+  /** Every tool's path (`namespace.name`), sorted, whether or not the text shows it. */
   readonly paths: readonly string[];
-  /** The in-program discovery functions, present unless `mode` is `full`; give its `bindings` to each run. */
-  readonly discovery: ToolDiscovery | undefined;
+  /** Paths declared in full, listed by summary, counted under their namespace, and deferred (not shown). */
+  readonly inlined: readonly string[];
+  readonly summarized: readonly string[];
+  readonly counted: readonly string[];
+  readonly deferred: readonly string[];
+  /** The in-program discovery functions; give its `bindings` to each run. */
+  readonly discovery: ToolDiscovery;
 }
 
 /**
  * What the model reads about `tools`: TypeScript `declare const` blocks or typed Python stubs,
- * grouped by namespace, sorted, with doc comments and input and output types. Above the token
- * budget it degrades to a list of names and summaries with in-program discovery. Throws
- * {@link InvalidRequestError} when a tool's name cannot be bound, two tools bind to the same name,
- * or a tool uses the reserved `sluice` namespace.
+ * grouped by namespace with their guides, repeated shapes named once, within the token budget.
+ * Throws {@link InvalidRequestError} when a tool's name cannot be bound, two tools bind to the same
+ * name, or a tool uses the reserved `sluice` namespace.
  */
 export function generateDeclarations(tools: readonly DeclaredTool[], options: DeclarationsOptions): ToolDeclarations {
   const { language } = options;
@@ -72,89 +73,34 @@ export function generateDeclarations(tools: readonly DeclaredTool[], options: De
       field: 'tokenBudget',
     });
   }
-  const set = declareTools(tools, options.naming, options.untypedResults);
-  const reserved = set.entries.find((entry) => entry.binding.namespace === discoveryNamespace);
-  if (reserved !== undefined) {
-    throw new InvalidRequestError({
-      message: `Tool ${JSON.stringify(reserved.toolName)} maps to the namespace "${discoveryNamespace}", which is reserved for tool discovery; rename it.`,
-      field: 'tools',
-    });
-  }
-  const full = renderSet(set, language);
-  const fullTokens = estimateTokens(full);
-  // Descriptions are foreign text (an MCP server's may hold half of a surrogate pair); model APIs refuse that.
-  const result = (mode: ToolDeclarations['mode'], text: string): ToolDeclarations => ({
+  const catalog = new DeclaredCatalog(tools, {
     language,
-    mode,
-    text: wellFormedText(text),
-    estimatedTokens: estimateTokens(text),
-    fullTokens,
-    paths: set.entries.map((entry) => entry.path),
-    discovery:
-      mode === 'full'
-        ? undefined
-        : new ToolDiscovery(tools, language, options.naming, { untypedResults: options.untypedResults ?? 'unknown' }),
+    ...(options.naming === undefined ? {} : { naming: options.naming }),
+    ...(options.untypedResults === undefined ? {} : { untypedResults: options.untypedResults }),
+    ...(options.namespaces === undefined ? {} : { namespaces: options.namespaces }),
   });
-  if (fullTokens <= budget) return result('full', full);
-  const summary = summaryText(set.entries, language, fullTokens, true);
-  if (estimateTokens(summary) <= budget) return result('summary', summary);
-  return result('namespaces', summaryText(set.entries, language, fullTokens, false));
+  const discovery = new ToolDiscovery(
+    catalog,
+    language,
+    {},
+    options.loaded === undefined ? {} : { loaded: options.loaded },
+  );
+  const layout = layoutDeclarations(catalog, {
+    budget,
+    loaded: new Set(discovery.loaded.values()),
+    ...(options.usage === undefined ? {} : { usage: options.usage }),
+  });
+  // Descriptions are foreign text (an MCP server's may hold half of a surrogate pair); model APIs refuse that.
+  return {
+    language,
+    mode: layout.mode,
+    text: wellFormedText(layout.text),
+    estimatedTokens: layout.tokens,
+    paths: catalog.entries.map((entry) => entry.path),
+    inlined: layout.inlined,
+    summarized: layout.summarized,
+    counted: layout.counted,
+    deferred: layout.deferred,
+    discovery,
+  };
 }
-
-/** The full declarations of a declared set, in `language`. */
-export function renderSet(set: DeclaredSet, language: CodeRuntimeLanguage): string {
-  const note = set.toolContent ? toolContentNote(language) : undefined;
-  return language === 'python'
-    ? pythonDeclarations(set.entries, set.definitions, note === undefined ? {} : { note })
-    : typescriptDeclarations(set.entries, set.definitions, note);
-}
-
-function summaryText(
-  entries: readonly DeclaredEntry[],
-  language: CodeRuntimeLanguage,
-  fullTokens: number,
-  listTools: boolean,
-): string {
-  const python = language === 'python';
-  const comment = python ? '#' : '//';
-  const groups = groupByNamespace(entries);
-  const example = entries[0]?.path ?? 'tools.example';
-  const intro = [
-    `${entries.length} tools in ${groups.length} namespace${groups.length === 1 ? '' : 's'}: too many to declare here (about ${fullTokens} tokens in full).`,
-    listTools
-      ? 'Each is listed below as `namespace.name: summary`.'
-      : 'Only the namespaces are listed; find tools with `sluice.searchTools`.',
-    `Before calling a tool, get its declaration inside your program: \`await sluice.describeTool(${JSON.stringify(example)})\`.`,
-    'Find tools by words in their names and descriptions: `await sluice.searchTools("open issues")`.',
-  ];
-  const lines = intro.map((line) => `${comment} ${line}`);
-  lines.push(python ? pythonDiscoveryStub : typescriptDiscoveryStub);
-  for (const [namespace, members] of groups) {
-    const count = `${members.length} tool${members.length === 1 ? '' : 's'}`;
-    lines.push(
-      python
-        ? `${namespace}: Any  # ${count}: call as \`await ${namespace}.<name>(...)\``
-        : `declare const ${namespace}: Record<string, (input?: unknown) => Promise<unknown>>; // ${count}`,
-    );
-  }
-  if (listTools) {
-    for (const entry of entries) lines.push(`${comment} ${entry.path}: ${entry.summary}`);
-  }
-  const body = `${lines.join('\n')}\n`;
-  return python ? `${pythonPreamble}\n${body}` : body;
-}
-
-const typescriptDiscoveryStub = `declare const sluice: {
-  /** Up to 10 tools whose names or descriptions contain the query's words, best match first. */
-  searchTools(query: string): Promise<{ name: string; summary: string }[]>;
-  /** The full declaration of one tool, with its input and output types, by \`namespace.name\`. */
-  describeTool(name: string): Promise<string>;
-};`;
-
-const pythonDiscoveryStub = `class sluice:
-    @staticmethod
-    async def searchTools(query: str) -> list[dict[str, str]]:
-        """Up to 10 tools ({"name", "summary"}) whose names or descriptions contain the query's words, best match first."""
-    @staticmethod
-    async def describeTool(name: str) -> str:
-        """The full declaration of one tool, with its input and output types, by "namespace.name"."""`;

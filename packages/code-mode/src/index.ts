@@ -1,12 +1,21 @@
 export {
+  countTokens,
   type DeclarationsOptions,
   defaultDeclarationsTokenBudget,
   estimateTokens,
   generateDeclarations,
   type ToolDeclarations,
 } from './declarations.js';
-export { type DeclaredTool, oneLineSummary, summaryLength } from './declarations-entry.js';
+export { maxShownInstructions } from './declarations-catalog.js';
+export {
+  type DeclaredTool,
+  type NamespaceGuide,
+  oneLineSummary,
+  summaryLength,
+  type ToolPlacement,
+} from './declarations-entry.js';
 export type { UntypedResults } from './declarations-tool-content.js';
+export { LoadedTools } from './loaded-tools.js';
 export {
   createReadOutputTool,
   type ReadOutputAnswer,
@@ -55,4 +64,12 @@ export {
   runtimeLimitNames,
 } from './runtime-limits.js';
 export type { JsonSchema } from './schema-model.js';
-export { discoveryNamespace, maxSearchResults, ToolDiscovery, type ToolSearchHit } from './tool-discovery.js';
+export {
+  discoveryNamespace,
+  maxSearchResults,
+  type NamespaceDescription,
+  ToolDiscovery,
+  type ToolDiscoveryOptions,
+  type ToolSearchHit,
+} from './tool-discovery.js';
+export type { ToolSearchOptions } from './tool-search.js';

@@ -300,7 +300,9 @@ describe('renderResult', () => {
     const result = floodOfLogs(2_000);
     const directory = scratch();
     const rendered = renderResult(result, { tokenBudget: 1_000, spillDirectory: directory });
-    expect(rendered.spillPath).toBe(join(directory, `sluice-output-${result.runId}.txt`));
+    expect(rendered.spillPath).toMatch(
+      new RegExp(`^${directory}/sluice-results-${process.pid}-[A-Za-z0-9]{6}/sluice-output-${result.runId}\\.txt$`),
+    );
     expect(rendered.text).not.toContain(directory);
     expect(rendered.text).toContain('Print less, or return a smaller value, to see it all.');
     expect(rendered.outputId).toBeUndefined();

@@ -51,7 +51,7 @@ export function runCodeDescription(input: RunCodeDescriptionInput): string {
   const parts = [
     `${guide.intro}, and get back what it logged and returned. One program can do the work of many tool calls: loop, branch, filter and fan out in a single step. Only the logs and the returned value come back, so return just what you need.`,
     guide
-      .rules(input.declarations.paths[0] ?? 'tools.search')
+      .rules(input.declarations.inlined[0] ?? input.declarations.paths[0] ?? 'tools.search')
       .map((rule) => `- ${rule}`)
       .join('\n'),
     limits.length > 0

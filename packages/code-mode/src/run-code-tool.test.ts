@@ -179,7 +179,11 @@ describe('createRunCodeTool', () => {
     expect(rendered.text).toContain('[sluice] ✂');
     expect(rendered.text).toContain('"done"');
     expect(readFileSync(rendered.spillPath!, 'utf8')).toContain(`line 399 ${'x'.repeat(40)}`);
-    expect(rendered.spillPath).toBe(join(spillDirectory, `sluice-output-${result?.runId}.txt`));
+    expect(rendered.spillPath).toMatch(
+      new RegExp(
+        `^${spillDirectory}/sluice-results-${process.pid}-[A-Za-z0-9]{6}/sluice-output-${result?.runId}\\.txt$`,
+      ),
+    );
     expect(rendered.text).not.toContain(spillDirectory);
   });
 });

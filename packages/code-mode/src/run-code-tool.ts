@@ -19,8 +19,9 @@ import {
   type ToolBindingNameOptions,
 } from '@sluice/permissions';
 import { generateDeclarations, type ToolDeclarations } from './declarations.js';
-import { declareTools } from './declarations-entry.js';
+import { declareTools, type NamespaceGuide, type ToolPlacement } from './declarations-entry.js';
 import type { UntypedResults } from './declarations-tool-content.js';
+import { LoadedTools } from './loaded-tools.js';
 import { createReadOutputTool, type ReadOutputTool, readOutputToolName } from './read-output-tool.js';
 import {
   defaultResultTokenBudget,
@@ -38,14 +39,21 @@ import { readRuntimeLimits } from './runtime-limits.js';
 export interface RunCodeToolOptions {
   /** Where programs run: anything with a `codeRuntime`, such as a `@sluice/context` context. Read at each run. */
   readonly context: { readonly codeRuntime: CodeRuntime };
-  /** The tools programs may call, subject to `policy`. */
-  readonly tools: readonly Tool[];
+  /** The tools programs may call, subject to `policy`; each may carry `pinned`, `priority` or `deferred`. */
+  readonly tools: readonly (Tool & ToolPlacement)[];
   /** Decides each call when it is made (see `@sluice/permissions`). Tools it can never allow are left out of the declarations. */
   readonly policy: PolicySource;
   /** Permission options: `approve`, `approvalTimeoutMs`, `onDecision`, and the naming options, used for the declarations too. */
   readonly permissions?: DeriveBindingsOptions;
-  /** Estimated tokens the declarations may take before they list only names (see `generateDeclarations`). */
+  /** Tokens the declarations may take (see `generateDeclarations`); default 3 000. */
   readonly declarationsTokenBudget?: number;
+  /** Descriptions, instructions and placement (`pinned`, `priority`, `deferred`) of namespaces. */
+  readonly namespaces?: readonly NamespaceGuide[];
+  /**
+   * The conversation's loaded deferred tools, kept by the host for the conversation: loading through
+   * `sluice.searchTools`/`sluice.loadTools` adds to it, and {@link RunCodeTool.description} then declares them.
+   */
+  readonly loadedTools?: LoadedTools;
   /** How results are rendered: token budget, where cut output is kept and for how long, paging, images. */
   readonly result?: RunCodeResultOptions;
   /**
@@ -109,6 +117,8 @@ export interface RunCodeTool {
   dispose(): void;
   /** The declarations inside {@link description}, for the runtime's current language. */
   readonly declarations: ToolDeclarations;
+  /** The conversation's loaded deferred tools (`loadedTools`, or a set of the tool's own). */
+  readonly loadedTools: LoadedTools;
   /** Serves a model's call: runs the program and resolves with the rendered text. Never rejects for what the program did. */
   execute(input: JsonValue, context?: RunCodeRunOptions): Promise<string>;
   /** Like {@link execute}, but also returns the raw result. */
@@ -166,21 +176,29 @@ export function createRunCodeTool(options: RunCodeToolOptions): RunCodeTool {
   const declared = tools.filter((tool) => mayBeAllowed(policy, tool.name, naming));
   // Keyed by the runtime itself: a runtime provided in its place may differ in language or limits,
   // and the description must state the limits of the runtime that will really run the program.
-  const cache = new WeakMap<CodeRuntime, { declarations: ToolDeclarations; description: string; bindings: Bindings }>();
+  // Keyed also by the loaded set's version: a tool loaded in this conversation joins the next description.
+  const loaded = options.loadedTools ?? new LoadedTools();
+  const cache = new WeakMap<
+    CodeRuntime,
+    { version: number; declarations: ToolDeclarations; description: string; bindings: Bindings }
+  >();
   const forRuntime = (runtime: CodeRuntime) => {
     let entry = cache.get(runtime);
-    if (entry === undefined) {
+    if (entry === undefined || entry.version !== loaded.version) {
       const { language } = runtime;
+      const version = loaded.version;
       const declarations = generateDeclarations(declared, {
         language,
         naming,
+        loaded,
+        ...(options.namespaces === undefined ? {} : { namespaces: options.namespaces }),
         ...(options.untypedResults === undefined ? {} : { untypedResults: options.untypedResults }),
         ...(options.declarationsTokenBudget === undefined ? {} : { tokenBudget: options.declarationsTokenBudget }),
       });
       const limits = readRuntimeLimits(runtime);
       const description = runCodeDescription({ language, declarations, limits });
-      const bindings = { ...toolBindings, ...declarations.discovery?.bindings };
-      entry = { declarations, description, bindings };
+      const bindings = { ...toolBindings, ...declarations.discovery.bindings };
+      entry = { version, declarations, description, bindings };
       cache.set(runtime, entry);
     }
     return entry;
@@ -231,6 +249,7 @@ export function createRunCodeTool(options: RunCodeToolOptions): RunCodeTool {
     get declarations() {
       return forRuntime(context.codeRuntime).declarations;
     },
+    loadedTools: loaded,
     execute: async (input, runOptions) => (await run(input, runOptions)).rendered.text,
     run,
   };

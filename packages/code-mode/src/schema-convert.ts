@@ -57,7 +57,7 @@ export function schemaToType(schema: JsonSchema | undefined, options: SchemaToTy
   return resolveReference(walk, '#', -1);
 }
 
-function convert(walk: Walk, schema: unknown, hint: string, depth: number): TypeNode {
+function convert(walk: Walk, schema: unknown, hint: string, depth: number, label = hint): TypeNode {
   if (schema === false) return neverType;
   if (!isSchemaObject(schema) || depth > walk.maxDepth) return unknownType;
   const parts: TypeNode[] = [];
@@ -65,17 +65,17 @@ function convert(walk: Walk, schema: unknown, hint: string, depth: number): Type
   if ('const' in schema) parts.push(literalOf(schema.const));
   else if (Array.isArray(schema.enum)) parts.push(unionOf(schema.enum.map(literalOf)));
   else {
-    const own = ownType(walk, schema, hint, depth);
+    const own = ownType(walk, schema, hint, depth, label);
     if (own !== undefined) parts.push(own);
   }
   if (Array.isArray(schema.allOf)) {
-    parts.push(...schema.allOf.map((member) => convert(walk, member, hint, depth + 1)));
+    parts.push(...schema.allOf.map((member) => convert(walk, member, hint, depth + 1, label)));
   }
   for (const keyword of ['anyOf', 'oneOf'] as const) {
     const members = schema[keyword];
     if (Array.isArray(members)) {
       parts.push(
-        unionOf(members.map((member, index) => convert(walk, member, `${hint}Option${index + 1}`, depth + 1))),
+        unionOf(members.map((member, index) => convert(walk, member, `${hint}Option${index + 1}`, depth + 1, label))),
       );
     }
   }
@@ -83,7 +83,7 @@ function convert(walk: Walk, schema: unknown, hint: string, depth: number): Type
   return schema.nullable === true ? unionOf([type, { kind: 'primitive', name: 'null' }]) : type;
 }
 
-function ownType(walk: Walk, schema: SchemaObject, hint: string, depth: number): TypeNode | undefined {
+function ownType(walk: Walk, schema: SchemaObject, hint: string, depth: number, label: string): TypeNode | undefined {
   const declared = Array.isArray(schema.type) ? schema.type : typeof schema.type === 'string' ? [schema.type] : [];
   const types = declared.length > 0 ? declared : inferredTypes(schema);
   if (types.length === 0) return undefined;
@@ -91,9 +91,9 @@ function ownType(walk: Walk, schema: SchemaObject, hint: string, depth: number):
     types.map((type): TypeNode => {
       switch (type) {
         case 'object':
-          return objectType(walk, schema, hint, depth);
+          return objectType(walk, schema, hint, depth, label);
         case 'array':
-          return arrayType(walk, schema, hint, depth);
+          return arrayType(walk, schema, hint, depth, label);
         case 'string':
         case 'number':
         case 'integer':
@@ -115,7 +115,7 @@ function inferredTypes(schema: SchemaObject): string[] {
   return [];
 }
 
-function objectType(walk: Walk, schema: SchemaObject, hint: string, depth: number): ObjectNode {
+function objectType(walk: Walk, schema: SchemaObject, hint: string, depth: number, label: string): ObjectNode {
   const required = new Set(
     Array.isArray(schema.required) ? schema.required.filter((key) => typeof key === 'string') : [],
   );
@@ -125,7 +125,7 @@ function objectType(walk: Walk, schema: SchemaObject, hint: string, depth: numbe
       const propertySchema = schema.properties[name];
       properties.push({
         name,
-        type: convert(walk, propertySchema, `${hint}${pascalCase(name)}`, depth + 1),
+        type: convert(walk, propertySchema, `${hint}${pascalCase(name)}`, depth + 1, pascalCase(name)),
         optional: !required.has(name),
         doc: propertyDoc(walk.root, propertySchema),
       });
@@ -134,24 +134,32 @@ function objectType(walk: Walk, schema: SchemaObject, hint: string, depth: numbe
   const extra: TypeNode[] = [];
   const additional = schema.additionalProperties;
   if (additional === true) extra.push(unknownType);
-  else if (isSchemaObject(additional)) extra.push(convert(walk, additional, `${hint}Value`, depth + 1));
+  else if (isSchemaObject(additional))
+    extra.push(convert(walk, additional, `${hint}Value`, depth + 1, `${label}Value`));
   if (isSchemaObject(schema.patternProperties)) {
     for (const pattern of Object.values(schema.patternProperties)) {
-      extra.push(convert(walk, pattern, `${hint}Value`, depth + 1));
+      extra.push(convert(walk, pattern, `${hint}Value`, depth + 1, `${label}Value`));
     }
   }
   const implicit = properties.length === 0 && additional === undefined && extra.length === 0;
   return {
     kind: 'object',
     hint,
+    label,
     properties,
     additional: implicit ? unknownType : extra.length > 0 ? unionOf(extra) : undefined,
   };
 }
 
-function arrayType(walk: Walk, schema: SchemaObject, hint: string, depth: number): TypeNode {
+function arrayType(walk: Walk, schema: SchemaObject, hint: string, depth: number, label: string): TypeNode {
   const item = (member: unknown, index?: number) =>
-    convert(walk, member, `${hint}Item${index === undefined ? '' : index + 1}`, depth + 1);
+    convert(
+      walk,
+      member,
+      `${hint}Item${index === undefined ? '' : index + 1}`,
+      depth + 1,
+      index === undefined ? singular(label) : `${label}Item${index + 1}`,
+    );
   const tuple = Array.isArray(schema.prefixItems)
     ? { items: schema.prefixItems, rest: schema.items }
     : Array.isArray(schema.items)
@@ -213,4 +221,12 @@ function literalOf(value: unknown): TypeNode {
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return { kind: 'literal', value };
   if (typeof value === 'number' && Number.isFinite(value)) return { kind: 'literal', value };
   return unknownType;
+}
+
+/** `Entities` → `Entity`, `Addresses` → `Address`, `Tags` → `Tag`; a name that is not a plural gets `Item`. */
+function singular(label: string): string {
+  if (/[^aeiou]ies$/.test(label)) return `${label.slice(0, -3)}y`;
+  if (/(?:ss|sh|ch|x)es$/.test(label)) return label.slice(0, -2);
+  if (/[^s]s$/.test(label) && label.length > 3) return label.slice(0, -1);
+  return `${label}Item`;
 }

@@ -22,6 +22,8 @@ export type TypeNode =
 export interface ObjectNode {
   readonly kind: 'object';
   readonly hint: string;
+  /** A short name from the nearest property, item or definition (`Entity`), for a shape shared between tools. */
+  readonly label: string;
   readonly properties: readonly PropertyNode[];
   /** The type of keys not listed; `undefined` when the schema does not say other keys are allowed. */
   readonly additional: TypeNode | undefined;
@@ -85,6 +87,7 @@ function mergeObjects(objects: readonly ObjectNode[]): ObjectNode {
   return {
     kind: 'object',
     hint: objects[0]!.hint,
+    label: objects[0]!.label,
     properties: [...byName.values()],
     additional: additional.every((node) => node !== undefined) ? intersectionOf(additional) : undefined,
   };

@@ -1,27 +1,20 @@
 import type { TypeNode } from './schema-model.js';
+import { NameAllocator } from './schema-names.js';
 
-/**
- * Names a declared type may never take, because the declarations use them (`Promise`, `Record`,
- * typing's `Any`, `Literal`, `NotRequired`, `TypedDict`) or the model expects the built-in.
- */
-export const reservedTypeNames: ReadonlySet<string> = new Set([
-  'Any', 'Array', 'Boolean', 'Date', 'Error', 'Function', 'List', 'Literal', 'Map', 'NoReturn', 'NotRequired',
-  'Number', 'Object', 'Promise', 'Record', 'Set', 'String', 'Symbol', 'TypedDict',
-]); // biome-ignore format: one word list
+export { reservedTypeNames } from './schema-names.js';
 
 /** Named types shared by every schema of one declaration set: recursive `$ref`s become named types here. */
 export class DefinitionRegistry {
   readonly #namesByKey = new Map<string, string>();
   readonly #bodies = new Map<string, TypeNode>();
-  readonly #taken = new Set<string>(reservedTypeNames);
+  /** Every name in use in the declaration set: recursive definitions here, then the shared shapes. */
+  readonly names = new NameAllocator();
 
   /** The name of the definition identified by `key`, allocating `preferred` (or `preferred2`, ...) the first time. */
   name(key: string, preferred: string): string {
     const known = this.#namesByKey.get(key);
     if (known !== undefined) return known;
-    let name = preferred;
-    for (let suffix = 2; this.#taken.has(name); suffix += 1) name = `${preferred}${suffix}`;
-    this.#taken.add(name);
+    const name = this.names.allocate(preferred);
     this.#namesByKey.set(key, name);
     return name;
   }

@@ -1,71 +1,87 @@
-import { type Bindings, type CodeRuntimeLanguage, type JsonValue, wellFormedText } from '@sluice/code-runtime';
+import {
+  type Bindings,
+  type CodeRuntimeLanguage,
+  type HostCallContext,
+  type JsonValue,
+  wellFormedText,
+} from '@sluice/code-runtime';
 import type { ToolBindingNameOptions } from '@sluice/permissions';
-import { type DeclaredEntry, type DeclaredTool, declareTools } from './declarations-entry.js';
-import { pythonDeclarations } from './declarations-python.js';
-import { toolContentNote, type UntypedResults } from './declarations-tool-content.js';
-import { typescriptDeclarations } from './declarations-typescript.js';
+import { type CatalogEntry, DeclaredCatalog, discoveryNamespace } from './declarations-catalog.js';
+import type { DeclaredTool, NamespaceGuide } from './declarations-entry.js';
+import type { UntypedResults } from './declarations-tool-content.js';
+import { LoadedTools } from './loaded-tools.js';
+import { maxSearchResults, ToolSearchIndex, type ToolSearchOptions } from './tool-search.js';
 
-/** The binding namespace of the discovery functions: `sluice.searchTools`, `sluice.describeTool`. No tool may use it. */
-export const discoveryNamespace = 'sluice';
-
-/** The most results {@link ToolDiscovery.search} returns. */
-export const maxSearchResults = 25;
+export { discoveryNamespace, maxSearchResults };
 
 /** One search hit: the path the program calls, and the tool's one-line summary. */
 export interface ToolSearchHit {
   readonly name: string;
   readonly summary: string;
+  /** Present when the tool is deferred: `true` once it is loaded (a search through the bindings loads it). */
+  readonly loaded?: boolean;
 }
 
-interface Indexed {
-  readonly entry: DeclaredEntry;
-  readonly tool: DeclaredTool;
-  readonly nameWords: ReadonlySet<string>;
-  readonly textWords: ReadonlySet<string>;
+/** What `describeNamespace` answers. */
+export interface NamespaceDescription {
+  readonly name: string;
+  readonly description: string;
+  readonly instructions: string;
+  readonly tools: readonly ToolSearchHit[];
+}
+
+/** Options for {@link ToolDiscovery}. */
+export interface ToolDiscoveryOptions {
+  readonly untypedResults?: UntypedResults;
+  readonly namespaces?: readonly NamespaceGuide[];
+  /** The conversation's loaded deferred tools; loading adds to it. Default: a set of its own. */
+  readonly loaded?: LoadedTools;
 }
 
 /**
- * Tool lookup for programs when the declarations list only names: a lexical search over names and
- * descriptions, and the full declaration of one tool on demand. {@link bindings} exposes both to a
- * run as `sluice.searchTools(query)` and `sluice.describeTool(name)`.
+ * Tool lookup for programs and hosts: full-text search (see {@link ToolSearchIndex}), the full
+ * declaration of one tool, a namespace's guide and tools, and loading deferred tools.
+ * {@link bindings} gives a run `sluice.searchTools`, `describeTool`, `describeNamespace` and `loadTools`.
  */
 export class ToolDiscovery {
-  readonly #indexed: Indexed[];
-  readonly #byName = new Map<string, Indexed>();
+  readonly catalog: DeclaredCatalog;
+  readonly loaded: LoadedTools;
+  #index: ToolSearchIndex | undefined;
 
   constructor(
-    tools: readonly DeclaredTool[],
-    private readonly language: CodeRuntimeLanguage,
-    private readonly naming: ToolBindingNameOptions = {},
-    private readonly options: { readonly untypedResults?: UntypedResults } = {},
+    tools: readonly DeclaredTool[] | DeclaredCatalog,
+    language: CodeRuntimeLanguage,
+    naming: ToolBindingNameOptions = {},
+    options: ToolDiscoveryOptions = {},
   ) {
-    const byToolName = new Map(tools.map((tool) => [tool.name, tool]));
-    this.#indexed = declareTools(tools, naming, options.untypedResults).entries.map((entry) => ({
-      entry,
-      tool: byToolName.get(entry.toolName)!,
-      nameWords: new Set([...words(entry.path), ...words(entry.toolName)]),
-      textWords: new Set(words(entry.doc)),
-    }));
-    for (const indexed of this.#indexed) {
-      this.#byName.set(indexed.entry.path, indexed);
-      this.#byName.set(indexed.entry.toolName, indexed);
-    }
+    this.catalog =
+      tools instanceof DeclaredCatalog
+        ? tools
+        : new DeclaredCatalog(tools, {
+            language,
+            naming,
+            ...(options.untypedResults === undefined ? {} : { untypedResults: options.untypedResults }),
+            ...(options.namespaces === undefined ? {} : { namespaces: options.namespaces }),
+          });
+    this.loaded = options.loaded ?? new LoadedTools();
   }
 
   /**
-   * Tools matching the words of `query`, best first: a word in a tool's name counts three, a name
-   * word it begins counts two, a word in its description one. Ties go by name; an empty query
-   * lists tools by name. At most `limit` (1 to {@link maxSearchResults}) results.
+   * Tools matching the words of `query`, best first: BM25 over names, namespaces, descriptions and
+   * parameters, with prefixes and small typos; ties by name. An empty query lists tools by name.
+   * `options` is a limit (1 to {@link maxSearchResults}, default 10) or `{ namespace, limit }`.
    */
-  search(query: string, limit = 10): ToolSearchHit[] {
-    const wanted = [...new Set(words(query))];
-    const count = Math.max(1, Math.min(maxSearchResults, Math.trunc(limit)));
-    const scored = this.#indexed.map((indexed) => ({ indexed, score: score(indexed, wanted) }));
-    return scored
-      .filter(({ score }) => wanted.length === 0 || score > 0)
-      .sort((left, right) => right.score - left.score || (left.indexed.entry.path < right.indexed.entry.path ? -1 : 1))
-      .slice(0, count)
-      .map(({ indexed }) => ({ name: indexed.entry.path, summary: wellFormedText(indexed.entry.summary) }));
+  search(query: string, options: number | ToolSearchOptions = {}): ToolSearchHit[] {
+    this.#index ??= new ToolSearchIndex(this.catalog.entries);
+    const settings = typeof options === 'number' ? { limit: options } : options;
+    return this.#index.search(query, settings).map((entry) => this.#hit(entry));
+  }
+
+  /** Like {@link search}, and loads the deferred tools it finds for the rest of the conversation. */
+  searchAndLoad(query: string, options: number | ToolSearchOptions = {}): ToolSearchHit[] {
+    const hits = this.search(query, options);
+    this.loaded.add(hits.filter((hit) => hit.loaded === false).map((hit) => hit.name));
+    return hits.map((hit) => (hit.loaded === false ? { ...hit, loaded: true } : hit));
   }
 
   /**
@@ -73,78 +89,133 @@ export class ToolDiscovery {
    * own name, or by its bare binding name when only one tool has it; `undefined` when none matches.
    */
   describe(name: string): string | undefined {
-    const found = this.#byName.get(name) ?? this.#uniqueBareName(name);
-    if (found === undefined) return undefined;
-    const set = declareTools([found.tool], this.naming, this.options.untypedResults);
-    const note = set.toolContent ? toolContentNote(this.language) : undefined;
-    return wellFormedText(
-      this.language === 'python'
-        ? pythonDeclarations(set.entries, set.definitions, { preamble: false, ...(note === undefined ? {} : { note }) })
-        : typescriptDeclarations(set.entries, set.definitions, note),
-    );
+    const entry = this.catalog.entry(name);
+    return entry === undefined ? undefined : wellFormedText(this.catalog.describe(entry));
   }
 
-  /** `{ sluice: { searchTools, describeTool } }`, to merge into a run's bindings. */
+  /** A namespace's description, instructions and tools; `undefined` for an unknown namespace. */
+  describeNamespace(name: string): NamespaceDescription | undefined {
+    const namespace = this.catalog.namespaces.get(name);
+    if (namespace === undefined) return undefined;
+    return {
+      name,
+      description: wellFormedText(namespace.description),
+      instructions: wellFormedText(namespace.instructions),
+      tools: namespace.entries.map((entry) => this.#hit(entry)),
+    };
+  }
+
+  /**
+   * Loads deferred tools by name for the rest of the conversation. Returns the declarations of the
+   * named tools (loaded now, before, or never deferred) and the names no tool has.
+   */
+  load(names: readonly string[]): { readonly text: string; readonly unknown: readonly string[] } {
+    const entries: CatalogEntry[] = [];
+    const unknown: string[] = [];
+    for (const name of names) {
+      const entry = this.catalog.entry(name);
+      if (entry === undefined) unknown.push(name);
+      else if (!entries.includes(entry)) entries.push(entry);
+    }
+    this.loaded.add(entries.filter((entry) => entry.deferred).map((entry) => entry.path));
+    return { text: wellFormedText(entries.map((entry) => this.catalog.describe(entry)).join('\n')), unknown };
+  }
+
+  /** `{ sluice: { searchTools, describeTool, describeNamespace, loadTools } }`, to merge into a run's bindings. */
   get bindings(): Bindings {
+    const example = JSON.stringify(this.catalog.entries[0]?.path ?? 'tools.search');
+    const namespaceExample = JSON.stringify(this.catalog.entries[0]?.binding.namespace ?? 'tools');
     return {
       [discoveryNamespace]: {
-        searchTools: async (input: JsonValue) => {
-          const { text, limit } = readArgument(input, 'query', 'searchTools', '"open issues"');
-          return this.search(text, limit) as unknown as JsonValue;
+        searchTools: async (input: JsonValue, context?: HostCallContext) => {
+          const { text, options } = readArguments(input, context, 'query', 'searchTools', '"open issues"');
+          return this.searchAndLoad(text, options) as unknown as JsonValue;
         },
-        describeTool: async (input: JsonValue) => {
-          const { text } = readArgument(
-            input,
-            'name',
-            'describeTool',
-            JSON.stringify(this.#indexed[0]?.entry.path ?? 'tools.search'),
-          );
+        describeTool: async (input: JsonValue, context?: HostCallContext) => {
+          const { text } = readArguments(input, context, 'name', 'describeTool', example);
           const declaration = this.describe(text);
           if (declaration !== undefined) return declaration;
-          const near = this.search(text, 5).map((hit) => hit.name);
           throw new Error(
-            `No tool is named ${JSON.stringify(text)}.${near.length > 0 ? ` Close matches: ${near.join(', ')}.` : ''} Use sluice.searchTools to find tools.`,
+            `No tool is named ${JSON.stringify(text)}.${this.#near(text)} Use sluice.searchTools to find tools.`,
           );
+        },
+        describeNamespace: async (input: JsonValue, context?: HostCallContext) => {
+          const { text } = readArguments(input, context, 'name', 'describeNamespace', namespaceExample);
+          const described = this.describeNamespace(text);
+          if (described !== undefined) return described as unknown as JsonValue;
+          const known = [...this.catalog.namespaces.keys()];
+          throw new Error(`No namespace is named ${JSON.stringify(text)}. Namespaces: ${known.join(', ')}.`);
+        },
+        loadTools: async (input: JsonValue, context?: HostCallContext) => {
+          const names = readNames(input, context);
+          const { text, unknown } = this.load(names);
+          if (unknown.length > 0) {
+            throw new Error(
+              `No tool is named ${unknown.map((name) => JSON.stringify(name)).join(', ')}.${this.#near(unknown[0]!)} Nothing was loaded.`,
+            );
+          }
+          return text;
         },
       },
     };
   }
 
-  #uniqueBareName(name: string): Indexed | undefined {
-    const matches = this.#indexed.filter((indexed) => indexed.entry.binding.name === name);
-    return matches.length === 1 ? matches[0] : undefined;
+  #hit(entry: CatalogEntry): ToolSearchHit {
+    const hit = { name: entry.path, summary: wellFormedText(entry.summary) };
+    return entry.deferred ? { ...hit, loaded: this.loaded.has(entry.path) } : hit;
+  }
+
+  #near(text: string): string {
+    const near = this.search(text, 5).map((hit) => hit.name);
+    return near.length > 0 ? ` Close matches: ${near.join(', ')}.` : '';
   }
 }
 
-function readArgument(
+function isRecord(value: unknown): value is Record<string, JsonValue> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The text argument and options of a discovery call, however the program passed them: one string,
+ * `{ query, namespace, limit }`, or positionally (`searchTools("words", { namespace })`, Python's
+ * `searchTools("words", namespace="x")`).
+ */
+function readArguments(
   input: JsonValue,
+  context: HostCallContext | undefined,
   key: string,
   functionName: string,
   example: string,
-): { text: string; limit: number | undefined } {
-  if (typeof input === 'string') return { text: input, limit: undefined };
-  if (typeof input === 'object' && input !== null && !Array.isArray(input) && typeof input[key] === 'string') {
-    const limit = input.limit;
-    return { text: input[key] as string, limit: typeof limit === 'number' ? limit : undefined };
+): { text: string; options: ToolSearchOptions } {
+  const positional = context?.positional;
+  const first = positional?.[0] ?? input;
+  const fields: Record<string, JsonValue> = {
+    ...(isRecord(positional?.[1]) ? positional[1] : {}),
+    ...(isRecord(input) ? input : {}),
+  };
+  const text = typeof first === 'string' ? first : isRecord(first) ? first[key] : undefined;
+  if (typeof text !== 'string') {
+    throw new Error(`sluice.${functionName} takes one string, for example sluice.${functionName}(${example}).`);
   }
-  throw new Error(`sluice.${functionName} takes one string, for example sluice.${functionName}(${example}).`);
+  const { namespace, limit } = fields;
+  return {
+    text,
+    options: {
+      ...(typeof namespace === 'string' ? { namespace } : {}),
+      ...(typeof limit === 'number' ? { limit } : {}),
+    },
+  };
 }
 
-function score(indexed: Indexed, wanted: readonly string[]): number {
-  let total = 0;
-  for (const word of wanted) {
-    if (indexed.nameWords.has(word)) total += 3;
-    else if (word.length >= 3 && [...indexed.nameWords].some((nameWord) => nameWord.startsWith(word))) total += 2;
-    if (indexed.textWords.has(word)) total += 1;
+function readNames(input: JsonValue, context: HostCallContext | undefined): string[] {
+  const positional = context?.positional;
+  const given = positional !== undefined ? (positional.length === 1 ? positional[0] : positional) : input;
+  const list = isRecord(given) ? given.names : given;
+  const names = typeof list === 'string' ? [list] : list;
+  if (!Array.isArray(names) || names.length === 0 || !names.every((name) => typeof name === 'string')) {
+    throw new Error(
+      'sluice.loadTools takes a list of tool names, for example sluice.loadTools(["github.create_issue"]).',
+    );
   }
-  return total;
-}
-
-/** Lower-case words of `text`, split at non-alphanumerics and at camelCase humps. */
-function words(text: string): string[] {
-  return text
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .toLowerCase()
-    .split(/[^a-z0-9]+/)
-    .filter((word) => word !== '');
+  return names as string[];
 }

@@ -1,13 +1,15 @@
 import type { CallToolResult, Tool as McpToolDefinition } from '@modelcontextprotocol/sdk/types.js';
 import {
   createRunCodeTool,
+  LoadedTools,
+  type NamespaceGuide,
   type ResultSpill,
   type RunCodeTool,
   readRuntimeLimits,
-  ToolDiscovery,
+  type ToolDiscovery,
 } from '@sluice/code-mode';
 import type { CodeRuntime } from '@sluice/code-runtime';
-import { type ApprovalCallback, mayBeAllowed, type PermissionDecision, toolBindingName } from '@sluice/permissions';
+import { type ApprovalCallback, type PermissionDecision, toolBindingName } from '@sluice/permissions';
 import type { SluiceMcpConfig } from './mcp-config.js';
 import type { UpstreamServer } from './upstream-server.js';
 import { upstreamToolName, upstreamTools } from './upstream-tools.js';
@@ -37,6 +39,8 @@ export interface McpCatalogInput {
   readonly onDecision: (decision: PermissionDecision) => void;
   /** Keeps the full text of cut results for `read_output`; shared by every rebuilt `runCode`. */
   readonly spill?: ResultSpill;
+  /** Hears of deferred tools loaded by a search, so the client can be told the tool list changed. */
+  readonly onToolsLoaded?: (paths: readonly string[]) => void;
 }
 
 /**
@@ -46,11 +50,13 @@ export interface McpCatalogInput {
  */
 export function buildCatalog(input: McpCatalogInput): McpCatalog {
   const { upstreams } = input;
+  // One client session is one conversation: tools it loads stay loaded across rebuilds.
+  const loaded = new LoadedTools(input.onToolsLoaded === undefined ? {} : { onChange: input.onToolsLoaded });
   const versions = () => upstreams.map((upstream) => upstream.toolsVersion).join(',');
-  let built = { versions: versions(), parts: buildParts(input) };
+  let built = { versions: versions(), parts: buildParts(input, loaded) };
   const current = () => {
     const now = versions();
-    if (now !== built.versions) built = { versions: now, parts: buildParts(input) };
+    if (now !== built.versions) built = { versions: now, parts: buildParts(input, loaded) };
     return built.parts;
   };
   return {
@@ -75,13 +81,13 @@ export function buildCatalog(input: McpCatalogInput): McpCatalog {
       return notes.length === 0 ? undefined : notes.join('\n');
     },
     get discovery() {
-      return current().discovery;
+      return current().runCode.declarations.discovery;
     },
     wallTimeMs: readRuntimeLimits(input.context.codeRuntime).wallTimeMs,
   };
 }
 
-function buildParts(input: McpCatalogInput): { runCode: RunCodeTool; discovery: ToolDiscovery } {
+function buildParts(input: McpCatalogInput, loaded: LoadedTools): { runCode: RunCodeTool } {
   const { config, upstreams, context } = input;
   const tools = upstreamTools(upstreams, input.log);
   const runCode = createRunCodeTool({
@@ -89,6 +95,8 @@ function buildParts(input: McpCatalogInput): { runCode: RunCodeTool; discovery: 
     tools,
     policy: config.policy,
     permissions: { approve: input.approve, onDecision: input.onDecision },
+    namespaces: upstreamNamespaces(upstreams),
+    loadedTools: loaded,
     ...(config.declarationsTokenBudget === undefined
       ? {}
       : { declarationsTokenBudget: config.declarationsTokenBudget }),
@@ -100,9 +108,16 @@ function buildParts(input: McpCatalogInput): { runCode: RunCodeTool; discovery: 
       attachImages: true,
     },
   });
-  const declared = tools.filter((tool) => mayBeAllowed(config.policy, tool.name));
-  const discovery = new ToolDiscovery(declared, context.codeRuntime.language, {}, { untypedResults: 'tool-content' });
-  return { runCode, discovery };
+  return { runCode };
+}
+
+/** Each upstream's namespace with the `instructions` it sent when it initialised. */
+function upstreamNamespaces(upstreams: readonly UpstreamServer[]): NamespaceGuide[] {
+  return upstreams.flatMap((upstream) => {
+    const instructions = upstream.instructions.trim();
+    if (instructions === '') return [];
+    return [{ name: toolBindingName(upstreamToolName(upstream.name, 'tool')).namespace, instructions }];
+  });
 }
 
 /** `search_tools` and `describe_tool`, as listed by `tools/list`. */
@@ -110,11 +125,15 @@ export const discoveryToolDefinitions: readonly McpToolDefinition[] = [
   {
     name: 'search_tools',
     description:
-      'Find upstream tools by words in their names and descriptions, best match first. Returns `namespace.name` paths to call from run_code, with one-line summaries.',
+      'Find upstream tools by words in their names, descriptions and parameters, best match first. Returns `namespace.name` paths to call from run_code, with one-line summaries; deferred tools found are loaded into run_code.',
     inputSchema: {
       type: 'object',
       properties: {
         query: { type: 'string', description: 'Words to look for, such as "open issues".' },
+        namespace: {
+          type: 'string',
+          description: 'Only tools of this namespace (an upstream server), such as "github".',
+        },
         limit: { type: 'integer', minimum: 1, maximum: 25, description: 'How many results, at most. Default 10.' },
       },
       required: ['query'],
@@ -149,11 +168,18 @@ export function serveDiscovery(
     isError,
   });
   if (name === 'search_tools') {
-    const { query, limit } = input;
+    const { query, limit, namespace } = input;
     if (typeof query !== 'string') return text('search_tools needs {"query": "words to look for"}.', true);
-    const hits = catalog.discovery.search(query, typeof limit === 'number' ? limit : 10);
+    const hits = catalog.discovery.searchAndLoad(query, {
+      limit: typeof limit === 'number' ? limit : 10,
+      ...(typeof namespace === 'string' ? { namespace } : {}),
+    });
     if (hits.length === 0) return text(`No tool matches ${JSON.stringify(query)}.`);
-    return text(hits.map((hit) => `${hit.name}: ${hit.summary}`).join('\n'));
+    return text(
+      hits
+        .map((hit) => `${hit.name}: ${hit.summary}${hit.loaded === true ? ' (loaded into run_code)' : ''}`)
+        .join('\n'),
+    );
   }
   if (name === 'describe_tool') {
     const toolName = input.name;

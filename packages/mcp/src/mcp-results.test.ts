@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, realpathSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +15,8 @@ const pixel = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QD
 describe('sluice mcp results', () => {
   let sluice: SluiceProcess;
   let temporary: string;
+  /** The spill folders `sluice mcp` made in the test's temp folder (its TMPDIR). */
+  const spillFolders = (): string[] => readdirSync(temporary).filter((name) => name.startsWith('sluice-results-'));
 
   beforeAll(async () => {
     // The server's temp directory is the test's, so the test can see what it leaves behind.
@@ -151,17 +153,14 @@ describe('sluice mcp results', () => {
       arguments: { id: 'run_0000000000000000' },
     })) as CallToolResult;
     expect(missing.isError).toBe(true);
-    expect(readdirSync(join(temporary, 'sluice-results'))).toHaveLength(1);
+    const folders = spillFolders();
+    expect(folders).toHaveLength(1);
+    expect(readdirSync(join(temporary, folders[0]!))).toHaveLength(1);
   });
 
   it('removes the kept output when it closes', async () => {
+    expect(spillFolders()).toHaveLength(1);
     await sluice.close();
-    await vi.waitFor(
-      () => {
-        const directory = join(temporary, 'sluice-results');
-        expect(existsSync(directory) ? readdirSync(directory) : []).toEqual([]);
-      },
-      { timeout: 10_000, interval: 50 },
-    );
+    await vi.waitFor(() => expect(spillFolders()).toEqual([]), { timeout: 10_000, interval: 50 });
   });
 });

@@ -97,6 +97,18 @@ describe('sluice mcp with an upstream that misbehaves', () => {
     expect(await runValue(sluice.client, `return await spy.${String(added)}({});`)).toBe(`${String(added)} ran`);
   });
 
+  it('refuses a tool listing that pages forever, keeping the tools it had and serving on', async () => {
+    await runValue(sluice.client, 'return await spy.page_forever({});');
+    await vi.waitFor(
+      () =>
+        expect(sluice.stderr()).toContain(
+          '[spy] could not list its changed tools: it sent the tools/list cursor "again" twice',
+        ),
+      { timeout: 30_000 },
+    );
+    expect(await runValue(sluice.client, "return await spy.echo({ text: 'still here' });")).toBe('still here');
+  });
+
   it('restarts an upstream that exits, saying so to the program and the client meanwhile', async () => {
     const first = await pid();
     const seen = listChanged;

@@ -99,6 +99,12 @@ export class UpstreamServer {
     return this.#tools;
   }
 
+  /** The `instructions` the server sent when it initialised, for its namespace's guide; `''` when none. */
+  get instructions(): string {
+    const instructions = this.#client?.getInstructions();
+    return typeof instructions === 'string' ? instructions : '';
+  }
+
   /** Goes up by one each time {@link tools} is replaced, so a catalog knows when to rebuild. */
   get toolsVersion(): number {
     return this.#toolsVersion;
@@ -111,7 +117,11 @@ export class UpstreamServer {
     this.#timeoutMs = timeoutMs;
     try {
       await this.#open();
-      if (this.#status !== 'starting') return;
+      if (this.#status !== 'starting') {
+        // Closed while it started: a client made after the close (an SSE fallback) must not stay open.
+        await this.#client?.close().catch(() => {});
+        return;
+      }
       this.#becomeReady();
     } catch (error) {
       if (this.#status !== 'starting') return;
@@ -345,15 +355,32 @@ export class UpstreamServer {
   }
 }
 
+/** The most pages and tools one listing may take: an upstream that pages on past them is refused, not followed. */
+export const maxToolPages = 100;
+export const maxTools = 10_000;
+
+/**
+ * Lists every page of an upstream's tools within `timeoutMs` in all. Throws, naming the reason, when
+ * the upstream repeats a cursor, pages past {@link maxToolPages} or lists more than {@link maxTools}
+ * tools: a server that pages forever must not grow the host's memory until it falls over.
+ */
 async function listTools(client: Client, timeoutMs: number): Promise<McpTool[]> {
   const tools: McpTool[] = [];
+  const seen = new Set<string>();
+  const deadline = Date.now() + timeoutMs;
   let cursor: string | undefined;
-  do {
-    const page = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: timeoutMs });
-    tools.push(...page.tools);
+  for (let pages = 1; ; pages += 1) {
+    const left = deadline - Date.now();
+    if (left <= 0) throw new Error(`it did not list its tools within ${timeoutMs} ms`);
+    const page = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: left });
+    for (const tool of page.tools) tools.push(tool);
+    if (tools.length > maxTools) throw new Error(`it lists more than ${maxTools} tools`);
     cursor = page.nextCursor;
-  } while (cursor !== undefined);
-  return tools;
+    if (cursor === undefined) return tools;
+    if (seen.has(cursor)) throw new Error(`it sent the tools/list cursor ${JSON.stringify(cursor.slice(0, 80))} twice`);
+    if (pages >= maxToolPages) throw new Error(`it pages its tools past ${maxToolPages} pages`);
+    seen.add(cursor);
+  }
 }
 
 /** Whether a failed HTTP call means the server is gone (no connection, or its session is), not that the tool failed. */

@@ -35,11 +35,13 @@ const tools = [
   { name: 'flood', description: 'Write one line of 11 MiB to stdout.', inputSchema: object() },
   { name: 'garble', description: 'Write a line that is not JSON to stdout.', inputSchema: object() },
   { name: 'crash', description: 'Exit the process.', inputSchema: object() },
+  { name: 'page_forever', description: 'From now on, answer tools/list with a next cursor that never ends.', inputSchema: object() },
 ];
+let pageForever = false;
 
 function createSpy() {
   const server = new Server({ name: 'spy', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } });
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => (pageForever ? { tools, nextCursor: 'again' } : { tools }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name, arguments: input = {} } = request.params;
     const text = (value) => ({ content: [{ type: 'text', text: value }] });
@@ -67,6 +69,10 @@ function createSpy() {
         await server.sendToolListChanged();
         return text(added);
       }
+      case 'page_forever':
+        pageForever = true;
+        await server.sendToolListChanged();
+        return text('paging forever');
       case 'flood':
         process.stdout.write(`${'x'.repeat(11 * 1024 * 1024)}\n`);
         return await new Promise(() => {});

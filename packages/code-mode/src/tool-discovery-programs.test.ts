@@ -1,0 +1,80 @@
+import type { CodeRuntime } from '@sluice/code-runtime';
+import { createPythonCodeRuntime } from '@sluice/code-runtime-python';
+import { createWorkerThreadCodeRuntime } from '@sluice/code-runtime-worker-thread';
+import type { Tool } from '@sluice/permissions';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { ToolPlacement } from './declarations-entry.js';
+import { LoadedTools } from './loaded-tools.js';
+import { createRunCodeTool } from './run-code-tool.js';
+
+const tool = (name: string, description: string, extra: Partial<Tool & ToolPlacement> = {}): Tool & ToolPlacement => ({
+  name,
+  description,
+  inputSchema: { type: 'object', properties: { city: { type: 'string' } } },
+  execute: (input) => ({ tool: name, input }),
+  ...extra,
+});
+
+const tools = [
+  tool('weather.forecast', 'Chance of rain tomorrow for a city.'),
+  tool('weather.history', 'Rain measured in past years for a city.'),
+  tool('billing.refund_payment', 'Refund a payment to a customer.', { deferred: true }),
+];
+const namespaces = [
+  { name: 'weather', description: 'Forecasts and history.', instructions: 'Cities by English name.' },
+];
+
+const runtimes: CodeRuntime[] = [];
+afterAll(async () => {
+  for (const runtime of runtimes) await runtime.dispose();
+});
+
+describe.each([
+  ['typescript', () => createWorkerThreadCodeRuntime({ wallTimeMs: 10_000 })],
+  ['python', () => createPythonCodeRuntime({ wallTimeMs: 10_000 })],
+] as const)('discovery in %s programs', (language, create) => {
+  const programs = {
+    typescript: {
+      namespace: 'return await sluice.describeNamespace("weather");',
+      filtered:
+        'return (await sluice.searchTools("rain city", { namespace: "weather", limit: 1 })).map((hit) => hit.name);',
+      load: 'const hits = await sluice.searchTools("refund payment"); const text = await sluice.loadTools(["billing.refund_payment"]); return [hits[0].name, text.includes("refund_payment("), (await billing.refund_payment({})).tool];',
+    },
+    python: {
+      namespace: 'return await sluice.describeNamespace("weather")',
+      filtered: 'return [hit["name"] for hit in await sluice.searchTools("rain city", namespace="weather", limit=1)]',
+      load: 'hits = await sluice.searchTools("refund payment")\ntext = await sluice.loadTools(["billing.refund_payment"])\nreturn [hits[0]["name"], "refund_payment(" in text, (await billing.refund_payment())["tool"]]',
+    },
+  }[language];
+
+  it('describes a namespace, searches within one, and loads a deferred tool into the next description', async () => {
+    const runtime = create();
+    runtimes.push(runtime);
+    const loaded = new LoadedTools();
+    const runCode = createRunCodeTool({
+      context: { codeRuntime: runtime },
+      tools,
+      namespaces,
+      loadedTools: loaded,
+      policy: { default: 'allow', rules: [] },
+    });
+    expect(runCode.description).toContain('Forecasts and history.');
+    expect(runCode.description).toContain('Cities by English name.');
+    expect(runCode.description).not.toContain('refund_payment');
+    const value = async (code: string) => {
+      const outcome = await runCode.run({ code });
+      expect(outcome.result?.ok, outcome.rendered.text).toBe(true);
+      return outcome.result?.ok ? outcome.result.value : undefined;
+    };
+    expect(await value(programs.namespace)).toMatchObject({
+      name: 'weather',
+      description: 'Forecasts and history.',
+      instructions: 'Cities by English name.',
+      tools: [{ name: 'weather.forecast' }, { name: 'weather.history' }],
+    });
+    expect(await value(programs.filtered)).toEqual(['weather.forecast']);
+    expect(await value(programs.load)).toEqual(['billing.refund_payment', true, 'billing.refund_payment']);
+    expect(loaded.values()).toEqual(['billing.refund_payment']);
+    expect(runCode.description).toContain('refund_payment(');
+  });
+});

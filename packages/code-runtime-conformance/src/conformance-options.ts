@@ -33,7 +33,7 @@ export const conformanceBudgets: ConformanceBudgets = Object.freeze({
   wallTimeMs: 20_000,
   logBytes: 4 * 1024,
   valueBytes: 64 * 1024,
-  memoryBytes: 64 * 1024 * 1024,
+  memoryBytes: 128 * 1024 * 1024,
 });
 
 /** The budgets of the timeout cases: a short wall clock, so a loop is stopped quickly. */

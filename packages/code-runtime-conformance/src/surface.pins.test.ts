@@ -16,7 +16,7 @@ describe('@sluice/code-runtime-conformance surface', () => {
       wallTimeMs: 20_000,
       logBytes: 4_096,
       valueBytes: 65_536,
-      memoryBytes: 67_108_864,
+      memoryBytes: 134_217_728,
     });
     expect(api.conformanceTimeoutBudgets).toEqual({ ...api.conformanceBudgets, wallTimeMs: 3_000 });
     expect(Object.isFrozen(api.conformanceBudgets)).toBe(true);

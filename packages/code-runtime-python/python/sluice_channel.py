@@ -1,6 +1,8 @@
 """The child's end of fd 3: JSON-lines frames to and from the host, host calls by id, and log streams."""
 
+import _thread
 import codecs
+import errno
 import io
 import json
 import os
@@ -14,6 +16,8 @@ _CALL = b'{"v":%d,"type":"call","id":%d,"namespace":"%s","name":"%s","input":%s}
 # `arguments` is [positional arguments, keywords or null].
 _POSITIONAL_CALL = b'{"v":%d,"type":"call","id":%d,"namespace":"%s","name":"%s","arguments":%s}\n'
 _LOG_CHARS = 8192
+#: The real `os.write`: the program's writes to fds 1 and 2 are routed (see DescriptorWrites), the channel's never.
+_os_write = os.write
 
 
 class HostCallError(Exception):
@@ -34,7 +38,13 @@ class Channel:
         self.pending = {}
         self.last_id = 0
         self.closed = False
+        self.sealed = False
         self.limits = {}
+        # One frame at a time: a lock across threads, and a queue for a frame sent from inside the
+        # sending of another in the same thread (a signal handler that prints while a print is half sent).
+        self._lock = _thread.allocate_lock()
+        self._sender = None
+        self._queued = []
 
     def read_first_frame(self):
         """Blocks until the host's first frame (`run`) has arrived, and returns it."""
@@ -58,14 +68,42 @@ class Channel:
     def send(self, frame):
         self.send_bytes(sluice_values.encode_frame(frame))
 
+    def seal(self):
+        """From now on only `send_final` writes: output of the program's threads is dropped, not sent after `done`."""
+        self.sealed = True
+
+    def send_final(self, line):
+        """Writes the last frame (`done`), after `seal`, once any frame being sent is complete."""
+        self._send(line)
+
     def send_bytes(self, line):
-        """Writes one encoded frame, newline included."""
+        """Writes one encoded frame, newline included; a frame sent while another is being sent follows it whole."""
+        if self.sealed:
+            raise ChannelClosed('the run has ended')
+        self._send(line)
+
+    def _send(self, line):
+        me = _thread.get_ident()
+        if self._sender == me:
+            self._queued.append(line)
+            return
+        with self._lock:
+            self._sender = me
+            try:
+                self._write(line)
+                while self._queued:
+                    self._write(self._queued.pop(0))
+            finally:
+                self._queued.clear()
+                self._sender = None
+
+    def _write(self, line):
         data = memoryview(line)
         while data:
             if self.closed:
                 raise ChannelClosed('the host closed fd 3')
             try:
-                written = os.write(self.fd, data)
+                written = _os_write(self.fd, data)
                 data = data[written:]
                 continue
             except BlockingIOError:
@@ -84,8 +122,10 @@ class Channel:
         `positional`, a list, is the program's positional arguments; `value` is then its keywords or None.
         """
         limit = self.limits['hostCallBytes']
-        sent = value if positional is None else [positional, value]
-        problem, encoded, size = sluice_values.check_and_encode(sent, self.limits['depth'], limit)
+        if positional is None:
+            problem, encoded, size = sluice_values.check_and_encode(value, self.limits['depth'], limit)
+        else:
+            problem, encoded, size = sluice_values.check_and_encode_call(positional, value, self.limits['depth'], limit)
         if problem is not None:
             raise HostCallError(f"{namespace}.{name}: the call's argument is not JSON: {problem}.")
         if encoded is None:
@@ -126,17 +166,25 @@ class Channel:
         self._deliver()
 
     def _deliver(self):
-        while self.loop is not None and b'\n' in self.inbox:
-            line, _, rest = bytes(self.inbox).partition(b'\n')
-            self.inbox = bytearray(rest)
-            frame = json.loads(line)
-            future = self.pending.pop(frame.get('id'), None)
-            if future is None or future.done():
-                continue
-            if frame.get('ok') is True:
-                future.set_result(frame.get('value'))
-            else:
-                future.set_exception(HostCallError(str(frame.get('error'))))
+        # One pass over what has arrived, then one cut of the inbox: copying the rest per reply is
+        # quadratic when thousands of replies are buffered.
+        inbox, start = self.inbox, 0
+        try:
+            while self.loop is not None:
+                end = inbox.find(b'\n', start)
+                if end == -1:
+                    break
+                frame = json.loads(inbox[start:end])
+                start = end + 1
+                future = self.pending.pop(frame.get('id'), None)
+                if future is None or future.done():
+                    continue
+                if frame.get('ok') is True:
+                    future.set_result(frame.get('value'))
+                else:
+                    future.set_exception(HostCallError(str(frame.get('error'))))
+        finally:
+            del inbox[:start]
 
     def _close(self):
         self.closed = True
@@ -148,21 +196,34 @@ class Channel:
         self.pending.clear()
 
 
-class _LogSink(io.RawIOBase):
-    """Bytes written to a log stream become `log` frames, up to a little past the log budget."""
+class _LogSink(io.BufferedIOBase):
+    """Bytes written to a log stream become `log` frames, up to a little past the log budget.
 
-    def __init__(self, channel, stream, budget):
+    The text stream writes straight to it, with no C-level buffer in between: a signal handler
+    that prints while a print is being sent then nests (its frame follows whole) instead of
+    meeting the buffer's lock ("reentrant call").
+    """
+
+    def __init__(self, channel, stream, budget, fd):
         self.channel = channel
         self.stream = stream
         self.decoder = codecs.getincrementaldecoder('utf-8')('replace')
         self.budget = budget
+        self.fd = fd
 
     def writable(self):
         return True
 
+    def fileno(self):
+        return self.fd
+
+    def spent(self):
+        """Whether nothing more will be sent: the log budget is spent, or the channel closed or sealed."""
+        return self.budget.spent > self.budget.limit or self.channel.closed or self.channel.sealed
+
     def write(self, data):
         size = len(data)
-        if self.budget.spent > self.budget.limit or self.channel.closed:
+        if self.spent():
             return size  # The host keeps only its budget; past it, output is dropped here rather than sent.
         text = self.decoder.decode(bytes(data))
         # Pieces of at most _LOG_CHARS characters keep every frame far below the host's line limit;
@@ -189,7 +250,33 @@ class LogBudget:
 
 def log_stream(channel, stream, budget):
     """A text stream for `sys.stdout`/`sys.stderr`: line-buffered, UTF-8, sent as `log` frames."""
-    raw = _LogSink(channel, stream, budget)
-    return io.TextIOWrapper(
-        io.BufferedWriter(raw, 8192), encoding='utf-8', errors='backslashreplace', line_buffering=True
-    )
+    sink = _LogSink(channel, stream, budget, 1 if stream == 'stdout' else 2)
+    return io.TextIOWrapper(sink, encoding='utf-8', errors='backslashreplace', line_buffering=True)
+
+
+class DescriptorWrites:
+    """`os.write` to fds 1 and 2 as the program sees it: into the same log streams as `print`, so the
+    host gets both in the order written. Writes to any other descriptor, or to 1 or 2 once the
+    program has put something else there (`os.dup2`), are the real `os.write`."""
+
+    def __init__(self, write, sinks):
+        self._write = write
+        self._sinks = {fd: (sink, _identity(fd)) for fd, sink in sinks.items()}
+
+    def __call__(self, fd, data, /):
+        routed = self._sinks.get(fd) if type(fd) is int else None
+        if routed is None or _identity(fd) != routed[1]:
+            return self._write(fd, data)
+        sink = routed[0]
+        if sink.spent():
+            # As before the routing: past the log budget the host has closed fds 1 and 2, and writes fail.
+            raise BrokenPipeError(errno.EPIPE, os.strerror(errno.EPIPE))
+        return sink.write(memoryview(data).cast('B'))
+
+
+def _identity(fd):
+    try:
+        status = os.fstat(fd)
+    except OSError:
+        return None
+    return (status.st_dev, status.st_ino)

@@ -7,6 +7,7 @@ a child of its own to learn which layers this machine supports and that they hol
 """
 
 import ctypes
+import errno
 import os
 import resource
 import struct
@@ -67,10 +68,13 @@ OPEN_FILES = 64
 
 
 def _call(number, *args):
-    result = _syscall(number, *args, *(0,) * (6 - len(args)))
-    if result < 0:
-        raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
-    return result
+    while True:
+        result = _syscall(number, *args, *(0,) * (6 - len(args)))
+        if result >= 0:
+            return result
+        error = ctypes.get_errno()
+        if error != errno.EINTR:  # a signal while the call waited: it is made again, as os.* calls are (PEP 475)
+            raise OSError(error, os.strerror(error))
 
 
 def landlock_abi():

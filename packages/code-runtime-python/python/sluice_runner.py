@@ -16,6 +16,7 @@ import types
 import sluice_channel
 import sluice_containment
 import sluice_host_calls
+import sluice_memory
 import sluice_program
 import sluice_values
 
@@ -50,6 +51,8 @@ def run_child(order, sockets, context):
             channel.send(started)
             os._exit(0)
         _prepare_program(prepared, loop)
+        _forget_zygote(sys._getframe(1), context, order, sockets)
+        del context, order, sockets
         channel.send(started)
         request = channel.read_first_frame()
         _run(channel, loop, request, prepared)
@@ -172,6 +175,13 @@ def _prepare_program(prepared, loop):
     sys.modules['builtins'] = prepared.builtins
     if 'ssl' in sys.modules and sys.modules['ssl'] is None:
         del sys.modules['ssl']  # kept out of the zygote only; see sluice_zygote
+    # `import sluice_runner` in the program finds nothing; the runner keeps the modules it uses.
+    for name in [name for name in sys.modules if name.startswith('sluice_')]:
+        del sys.modules[name]
+    # Made now, while the child waits: `socket()` is an audited event, and after the program nothing
+    # audited may happen before `done` is sent (a program's audit hook would run inside the runner).
+    prepared.ends = {fd: _socket_of(fd) for fd in (1, 2, 3)}
+    prepared.descriptor_writes = sluice_channel.DescriptorWrites(os.write, {1: prepared.stdout.buffer, 2: prepared.stderr.buffer})
     # One turn of the event loop now copies the pages it writes (copy-on-write from the zygote)
     # while the child waits, rather than on the run's critical path.
     loop.run_until_complete(_tick())
@@ -182,36 +192,121 @@ def _run(channel, loop, request, prepared):
     channel.attach(loop, limits)
     prepared.budget.limit = limits['logBytes'] + 4096
     sys.stdout, sys.stderr = prepared.stdout, prepared.stderr
+    sys.__stdout__, sys.__stderr__ = prepared.stdout, prepared.stderr
+    # `os.write(1, ...)` joins `print` in one ordered stream of log frames (see DescriptorWrites).
+    os.write = prepared.descriptor_writes
     # Head-room for reporting, freed when the program runs out of memory: address space only,
     # as bytes() of zeros is never written (a bytearray would be, page by page).
     reserve = bytes(256 * 1024)
     try:
         program = sluice_program.compile_program(request['program'])
     except Exception as error:  # noqa: BLE001  (a NUL byte or a lone surrogate fails as ValueError or UnicodeError)
-        _finish(channel, {'ok': False, 'error': {'kind': 'exception', **sluice_program.describe_error(error)}})
+        _finish(channel, {'ok': False, 'error': {'kind': 'exception', **sluice_program.describe_error(error)}}, prepared)
         return
     sys.modules['__main__'] = prepared.module
     program_globals = prepared.module.__dict__
     program_globals.update({'__builtins__': sys.modules['builtins'], 'asyncio': asyncio})
     host_calls = prepared.host_calls
     host_calls.install(program_globals, request['bindings'], sys.modules['builtins'].__dict__)
-    outcome = None
+    failure = None
+    has_value = value = None
     try:
-        has_value, value = sluice_program.execute(program, program_globals, loop)
+        try:
+            has_value, value = sluice_program.execute(program, program_globals, loop)
+        finally:
+            _quiesce()
+    except BaseException as error:  # noqa: BLE001  (SystemExit and KeyboardInterrupt are program errors too)
+        failure = error
+    # Again: a handler that raised on the way into the first one is the program's error, not the runner's.
+    _quiesce()
+    refused = sluice_memory.out_of_memory(failure)
+    if refused is not None:
+        del reserve
+        traceback.clear_frames(failure.__traceback__)
+        failure.__traceback__ = None
+        failure = None
+        gc.collect()
+        outcome = {'ok': False, 'error': {'kind': 'memory', 'name': type(refused).__name__, 'message': sluice_memory.description(refused)}}
+        refused = None
+    elif failure is not None:
+        try:
+            host_calls.name_hint(failure)
+            outcome = {'ok': False, 'error': {'kind': 'exception', **sluice_program.describe_error(failure)}}
+        except MemoryError:
+            outcome = {'ok': False, 'error': {'kind': 'memory', 'name': 'MemoryError', 'message': 'MemoryError'}}
+    else:
         outcome = _value_outcome(value, limits) if has_value else {'ok': True}
         never_awaited = host_calls.never_awaited()
         if outcome['ok'] and never_awaited is not None:
             outcome = {'ok': False, 'error': {'kind': 'exception', **never_awaited}}
-    except MemoryError as error:
-        del reserve
-        traceback.clear_frames(error.__traceback__)
-        error.__traceback__ = None
-        gc.collect()
-        outcome = {'ok': False, 'error': {'kind': 'memory', 'name': 'MemoryError', 'message': 'MemoryError'}}
-    except BaseException as error:  # noqa: BLE001  (SystemExit and KeyboardInterrupt are program errors too)
-        host_calls.name_hint(error)
-        outcome = {'ok': False, 'error': {'kind': 'exception', **sluice_program.describe_error(error)}}
-    _finish(channel, outcome)
+    _finish(channel, outcome, prepared)
+
+
+def _quiesce():
+    """The program has ended: nothing it armed may run from here on, inside the runner or after `done`.
+
+    Its interval timers and alarm stop; its signal handlers become a no-op (SIGXCPU goes back to
+    the default, so the CPU budget still ends the process); its trace and profile functions, the
+    signal wake-up descriptor, automatic garbage collection and `gc.callbacks` are dropped. Its
+    tasks never run again: the event loop is not run after this. A handler that was already due
+    may still run once here; whatever it raises is dropped.
+    """
+    for _attempt in range(8):
+        try:
+            for timer in _TIMERS:
+                signal.setitimer(timer, 0)
+            signal.alarm(0)
+            signal.set_wakeup_fd(-1)
+            for number in _HANDLED_SIGNALS:
+                handler = signal.getsignal(number)
+                if handler is not None and handler is not _ignore and callable(handler):
+                    signal.signal(number, signal.SIG_DFL if number == signal.SIGXCPU else _ignore)
+            # Both are audited events: called only when there is something to drop.
+            if sys.gettrace() is not None:
+                sys.settrace(None)
+            if sys.getprofile() is not None:
+                sys.setprofile(None)
+            gc.disable()
+            gc.callbacks.clear()
+            return
+        except BaseException:  # noqa: BLE001, S112  (a handler that was due ran and raised: go round again)
+            continue
+
+
+def _ignore(_number, _frame):
+    """The handler of every signal the program handled, once it has ended."""
+
+
+_TIMERS = (signal.ITIMER_REAL, signal.ITIMER_VIRTUAL, signal.ITIMER_PROF)
+_HANDLED_SIGNALS = sorted(signal.valid_signals() - {signal.SIGKILL, signal.SIGSTOP})
+
+
+def _forget_zygote(frame, context, order, sockets):
+    """Empties what the zygote's frames under this child hold: they never run again here.
+
+    A program walking `f_back` from its own frames would otherwise find the zygote's state: its
+    configuration (the host's socket), its table of runs, and fork orders for other children
+    still in its command buffer (their tokens).
+    """
+    context.clear()
+    order.clear()
+    sockets.clear()
+    while frame is not None:
+        for value in list(frame.f_locals.values()):
+            if isinstance(value, (dict, list, bytearray)):
+                value.clear()
+            elif getattr(type(value), '__module__', None) == '__main__' and hasattr(value, '__dict__'):
+                value.__dict__.clear()
+        if frame.f_globals.get('__name__') == '__main__':
+            frame.f_globals.clear()
+        frame = frame.f_back
+
+
+def _socket_of(fd):
+    try:
+        return socket.socket(fileno=fd)
+    except OSError:
+        return None
 
 
 def _program_builtins():
@@ -237,8 +332,8 @@ def _value_outcome(value, limits):
     return {'ok': True, 'value': value}
 
 
-def _finish(channel, outcome):
-    for stream in (sys.stdout, sys.stderr):
+def _finish(channel, outcome, prepared):
+    for stream in (prepared.stdout, prepared.stderr):
         try:
             stream.flush()
         except Exception:  # noqa: BLE001, S110
@@ -248,26 +343,27 @@ def _finish(channel, outcome):
         'cpuMs': round((usage.ru_utime + usage.ru_stime) * 1000, 3),
         'peakMemoryBytes': usage.ru_maxrss * 1024,
     }
+    # The frame is bytes before anything else happens: nothing that runs from here on can change it.
+    # Sealed, the channel drops what the program's threads still print instead of sending it after `done`.
+    done = sluice_values.encode_frame({'v': PROTOCOL_VERSION, 'type': 'done', **outcome})
+    channel.seal()
     # End of output first, then the result, then end of frames: the host finishes the run once it
     # has all three, without waiting for this process to be torn down.
-    _shut_down(1)
-    _shut_down(2)
+    _shut_down(prepared, 1)
+    _shut_down(prepared, 2)
     try:
-        channel.send({'v': PROTOCOL_VERSION, 'type': 'done', **outcome})
+        channel.send_final(done)
     except sluice_channel.ChannelClosed:
         pass
-    _shut_down(3)
+    _shut_down(prepared, 3)
     os._exit(0)
 
 
-def _shut_down(fd):
-    try:
-        connection = socket.socket(fileno=fd)
-    except OSError:
+def _shut_down(prepared, fd):
+    connection = prepared.ends.get(fd)
+    if connection is None:
         return
     try:
         connection.shutdown(socket.SHUT_WR)
     except OSError:
         pass
-    finally:
-        connection.detach()

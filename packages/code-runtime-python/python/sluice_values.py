@@ -13,57 +13,77 @@ import math
 import reprlib
 import sys
 
-#: The largest integer JSON numbers carry exactly on the host (2**53 - 1).
-MAX_SAFE_INTEGER = 2**53 - 1
-
-_FINE = (str, bool, type(None))
 _DONE = object()
 
 
 def json_problem(value, depth_limit):
     """Where `value` stops being JSON, as a sentence naming the fix, or None when it is fine."""
-    return _walk(value, depth_limit)[0]
+    return _walk(value, depth_limit, math.inf)[0]
 
 
-def _walk(root, depth_limit):
-    """(problem, shared): the first problem, and whether any container is reached twice.
+def _walk(root, depth_limit, limit_bytes, label='$', outer=0):
+    """(problem, low, high): the first problem, and bounds on the size of the JSON `encode` writes.
 
-    Iterative, and it allocates per open container, not per element: the path is built from the
-    open containers' current keys only when there is a problem.
+    Iterative, holding one frame per open container and nothing per element (the path is built
+    only for a problem), and it stops once `low` passes `limit_bytes`: a value that reaches the same
+    container many times (`v = [v, v]` repeated) is walked only that far, however large its JSON.
+    Strings are counted exactly, numbers within bounds: an int by its bits, a float as 3 to 24 bytes.
+    `outer` levels of nesting enclose `root` where it is sent (a call's arguments list).
     """
     frames = []  # one [items iterator, current key, id, the dict or None] per open container, outermost first
     open_ids = {}
-    checked = set()
-    shared = False
+    low = high = 0
     value = root
     while True:
         kind = type(value)
-        if kind is str or kind is bool or value is None:
-            pass
+        if kind is str:
+            size = _string_bytes(value, limit_bytes - low)
+            low += size
+            high += size
+        elif kind is bool:
+            low += 5 - value  # true, false
+            high += 5 - value
+        elif value is None:
+            low += 4
+            high += 4
         elif isinstance(value, int):
-            if abs(value) > MAX_SAFE_INTEGER:
-                return _at(frames, _big_integer(value)), shared
+            bits = int.bit_length(value)  # int's own: a subclass cannot override it
+            if bits > _SAFE_BITS:
+                return _at(frames, _big_integer(bits), label), low, high
+            digits = (max(bits, 1) - 1) * 1233 // 4096 + 1 + (value < 0)  # 1233 / 4096 < log10(2)
+            low += digits
+            high += digits + 1
         elif kind is float or isinstance(value, float):
             if math.isnan(value) or math.isinf(value):
-                return _at(frames, f'is {value!r}, which JSON cannot carry: use None or a string'), shared
+                return _at(frames, f'is {float.__repr__(value)}, which JSON cannot carry: use None or a string', label), low, high
+            low += 3  # 1.0
+            high += 24  # -1.2345678901234567e-308
         elif isinstance(value, str):
-            pass  # a str subclass (a str-mixin Enum, StrEnum): json.dumps writes its text
+            # A str subclass (a str-mixin Enum, StrEnum): json.dumps writes its text.
+            size = _string_bytes(str.__str__(value), limit_bytes - low)
+            low += size
+            high += size
         elif isinstance(value, (dict, list, tuple)):
-            if len(frames) >= depth_limit:
-                return _at(frames, f'is nested deeper than {depth_limit} levels'), shared
+            if len(frames) + outer >= depth_limit:
+                return _at(frames, f'is nested deeper than {depth_limit} levels', label), low, high
             key = id(value)
-            if key in checked:
-                shared = True
-            elif key in open_ids:
-                return _at(frames, f'is a cycle back to {_path(frames[: open_ids[key]])}'), shared
+            if key in open_ids:
+                return _at(frames, f'is a cycle back to {_path(frames[: open_ids[key]], label)}', label), low, high
+            open_ids[key] = len(frames)
+            low += 2 + max(len(value) - 1, 0)  # brackets and commas
+            high += 2 + max(len(value) - 1, 0)
+            if isinstance(value, dict):
+                frames.append([iter(value.items()), None, key, value])
             else:
-                open_ids[key] = len(frames)
-                if isinstance(value, dict):
-                    frames.append([iter(value.items()), None, key, value])
-                else:
-                    frames.append([enumerate(value), None, key, None])
-        elif not _is_datetime(value):
-            return _at(frames, _unjsonable(value)), shared
+                frames.append([enumerate(value), None, key, None])
+        elif _is_datetime(value):
+            size = len(value.isoformat()) + 2
+            low += size
+            high += size
+        else:
+            return _at(frames, _unjsonable(value), label), low, high
+        if low > limit_bytes:
+            return None, low, high
         # The next value: the next item of the innermost open container, closing finished ones.
         while frames:
             frame = frames[-1]
@@ -71,39 +91,63 @@ def _walk(root, depth_limit):
             if item is _DONE:
                 frames.pop()
                 del open_ids[frame[2]]
-                checked.add(frame[2])
                 continue
             name, value = item
-            if frame[3] is not None and not isinstance(name, str):
-                problem = _key_problem(name, frame[3])
-                if problem is not None:
-                    return _at(frames[:-1], problem), shared
+            if frame[3] is not None:
+                if type(name) is str or isinstance(name, str):
+                    size = _string_bytes(str.__str__(name), limit_bytes - low) + 1  # the colon
+                else:
+                    problem = _key_problem(name, frame[3])
+                    if problem is not None:
+                        return _at(frames[:-1], problem, label), low, high
+                    size = (max(int.bit_length(name), 1) - 1) * 1233 // 4096 + 4 + (name < 0)
+                low += size
+                high += size + 1
             frame[1] = name
             break
         else:
-            return None, shared
+            return None, low, high
 
 
-def _path(frames):
-    steps = ['$']
+#: Integers of at most this many bits are within ±(2**53 - 1).
+_SAFE_BITS = 53
+#: Characters of a string measured at once: the measuring never holds more than a few times this.
+_PIECE_CHARS = 65536
+
+
+def _string_bytes(text, room):
+    """The bytes `encode` writes for `text`, quotes included; only more than `room` once it passes it."""
+    if text.isascii() and text.isprintable():
+        return len(text) + 2 + text.count('"') + text.count('\\')
+    size = 2
+    for start in range(0, len(text), _PIECE_CHARS):
+        piece = json.encoder.encode_basestring(text[start : start + _PIECE_CHARS])
+        size += len(piece.encode('utf-8', 'surrogatepass')) - 2
+        if size > room:
+            break
+    return size
+
+
+def _path(frames, label='$'):
+    steps = [label]
     for frame in frames:
         key = frame[1]
         steps.append(f'[{json.dumps(key if isinstance(key, str) else str(key))}]' if frame[3] is not None else f'[{key}]')
     return ''.join(steps)
 
 
-def _at(frames, problem):
-    return f'{_path(frames)} {problem}'
+def _at(frames, problem, label='$'):
+    return f'{_path(frames, label)} {problem}'
 
 
 def _key_problem(name, container):
     """None for a key `json.dumps` writes as a string without surprise (an int), else the problem."""
-    if isinstance(name, int) and not isinstance(name, bool) and abs(name) <= MAX_SAFE_INTEGER:
-        if str(int(name)) in container:
-            return f'has both the key {int(name)} and the key "{int(name)}", which are one key in JSON: use one of them'
+    if isinstance(name, int) and not isinstance(name, bool) and int.bit_length(name) <= _SAFE_BITS:
+        if int.__repr__(name) in container:
+            return f'has both the key {int.__repr__(name)} and the key "{int.__repr__(name)}", which are one key in JSON: use one of them'
         return None
     if isinstance(name, int) and not isinstance(name, bool):
-        return 'has an integer key beyond ±(2**53 - 1); JSON object keys are strings: use str(key)'
+        return f'has an integer key {_integer_size(int.bit_length(name))}, beyond ±(2**53 - 1); JSON object keys are strings: use str(key)'
     shown = _shown(name)
     if isinstance(name, tuple):
         fix = 'join it into a string (",".join(map(str, key))) or return a list of [key, value] pairs'
@@ -112,9 +156,17 @@ def _key_problem(name, container):
     return f'has the key {shown}, {_article(name)}; JSON object keys are strings: {fix}'
 
 
-def _big_integer(value):
-    digits = int(value.bit_length() * 0.30103) + 1
-    return f'is an integer of about {digits} digits, beyond ±(2**53 - 1), which JSON cannot carry exactly: use str(...)'
+def _big_integer(bits):
+    return f'is an integer {_integer_size(bits)}, beyond ±(2**53 - 1), which JSON cannot carry exactly: use str(...)'
+
+
+def _integer_size(bits):
+    """`of 16845 bits (5071 digits)`: its size, never its digits (printing 5 000 of them is what sys.set_int_max_str_digits guards)."""
+    # Between 2**(bits - 1) and 2**bits - 1, which has as many digits as 2**bits (never a power of ten).
+    low = int((bits - 1) * math.log10(2)) + 1
+    high = int(bits * math.log10(2)) + 1
+    digits = f'{low} digits' if low == high else f'{low} or {high} digits'
+    return f'of {bits} bits ({digits})'
 
 
 def _is_datetime(value):
@@ -184,24 +236,41 @@ def encode(value):
 def check_and_encode(value, depth_limit, limit_bytes):
     """(problem, encoded, size): a JSON problem; or the encoding when it fits `limit_bytes`; or only a size over it.
 
-    A value that shares containers (`v = [v, v]` repeated) can encode to exponentially many bytes,
-    so it is encoded piece by piece and abandoned as soon as it passes the limit.
+    The memory it needs beyond the value is a small multiple of the JSON it writes, whatever the
+    value's shape: the walk holds nothing per element and stops once the JSON certainly passes the
+    limit, so a value that reaches the same container many times (`v = [v, v]` repeated) is never
+    written out in full. Measured in docs/decisions/2026-11-30-python-value-memory.md.
     """
-    problem, shared = _walk(value, depth_limit)
+    problem, low, high = _walk(value, depth_limit, limit_bytes)
+    return _encoded(problem, low, high, value, limit_bytes)
+
+
+def check_and_encode_call(positional, keywords, depth_limit, limit_bytes):
+    """`check_and_encode` of a host call's `[positional, keywords]`, a problem named as the program wrote it (`args[0]`)."""
+    problem, low, high = _walk(positional, depth_limit, limit_bytes, 'args', 1)
+    if problem is None and low <= limit_bytes:
+        problem, more_low, more_high = _walk(keywords, depth_limit, limit_bytes - low, '$', 1)
+        low, high = low + more_low + 3, high + more_high + 3
+    return _encoded(problem, low, high, [positional, keywords], limit_bytes)
+
+
+def _encoded(problem, low, high, value, limit_bytes):
     if problem is not None:
         return problem, None, 0
-    if not shared:
-        encoded = encode(value)
-        return None, (encoded if len(encoded) <= limit_bytes else None), len(encoded)
-    encoder = json.JSONEncoder(
-        ensure_ascii=False, allow_nan=False, separators=(',', ':'), check_circular=False, default=_to_json
-    )
-    size = 0
-    for chunk in encoder.iterencode(value):
-        size += len(chunk.encode('utf-8', 'surrogatepass'))
-        if size > limit_bytes:
-            return None, None, size
-    return None, encode(value), size
+    if low > limit_bytes:
+        return None, None, low
+    if high > limit_bytes:
+        # Numbers near the limit: measure piece by piece before writing it out whole.
+        encoder = json.JSONEncoder(
+            ensure_ascii=False, allow_nan=False, separators=(',', ':'), check_circular=False, default=_to_json
+        )
+        size = 0
+        for chunk in encoder.iterencode(value):
+            size += len(chunk.encode('utf-8', 'surrogatepass'))
+            if size > limit_bytes:
+                return None, None, size
+    encoded = encode(value)
+    return None, (encoded if len(encoded) <= limit_bytes else None), len(encoded)
 
 
 def install_json_hint():

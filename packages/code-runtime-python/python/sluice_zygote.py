@@ -19,6 +19,7 @@ if sys.version_info < (3, 10) or sys.implementation.name != 'cpython':
 sys.modules['ssl'] = None
 
 import asyncio  # noqa: E402,F401  (loaded here once, so every child starts with it)
+import errno  # noqa: E402
 import gc  # noqa: E402
 import json  # noqa: E402
 import os  # noqa: E402
@@ -37,9 +38,21 @@ import sluice_runner  # noqa: E402
 sys.path.pop(0)
 
 PROTOCOL_VERSION = 1
+#: Standard-library modules model programs import most, loaded once here so that a run importing them pays
+#: nothing for it (measured: `datetime` 1.5 ms a run; `decimal`, `statistics`, `dataclasses` and `uuid` 8 ms).
+#: A program could import each of them anyway; none opens a file or socket or starts a thread when imported,
+#: and none loads OpenSSL (`hashlib` would, and every child would copy it). Pinned by a test.
+WARM_MODULES = (
+    'base64', 'bisect', 'copy', 'csv', 'dataclasses', 'datetime', 'decimal', 'fractions', 'functools', 'heapq',
+    'itertools', 'math', 'operator', 'pprint', 'random', 'statistics', 'string', 'textwrap', 'typing',
+    'urllib.parse', 'uuid',
+)  # fmt: skip
 _SWEEP_SECONDS = 2.0
 _HELLO = b'{"v":%d,"type":"hello","token":"%s","stream":"%s"}\n'
 _TOKEN = re.compile(rb'[0-9a-f]{32}')
+_CONNECT_ATTEMPTS = 3
+# Interrupted, not connected after an interrupted connect, or the host's backlog full for a moment.
+_RETRIED = (errno.EINTR, errno.ENOTCONN, errno.EAGAIN)
 
 
 def _report(frame):
@@ -91,10 +104,15 @@ class Zygote:
                 if not data:
                     return  # the host closed stdin: main() shuts down
                 commands += data
+                # No bytes of the command buffer stay in this frame's locals across a fork: a child could
+                # find the tokens of the forks after its own there (the runner empties what is mutable).
+                del data
                 while b'\n' in commands:
                     line, _, rest = bytes(commands).partition(b'\n')
                     commands = bytearray(rest)
-                    self.command(json.loads(line))
+                    order = json.loads(line)
+                    del line, rest
+                    self.command(order)
 
     def command(self, frame):
         if frame['type'] == 'fork':
@@ -105,27 +123,38 @@ class Zygote:
                     _kill(pid)
 
     def fork(self, order):
+        # A run that ends meanwhile (SIGCHLD) must not interrupt a connect(): interrupted while the host's
+        # backlog is full, CPython takes the unconnected socket for a connected one and the first send fails
+        # with ENOTCONN. The signal stays pending until the child is forked; then the wake-up pipe reaps as usual.
+        previous = signal.pthread_sigmask(signal.SIG_BLOCK, (signal.SIGCHLD,))
+        try:
+            started = self._start(order)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous)  # in the zygote, and in the child alike
+        if started is None:
+            return
+        pid, sockets = started
+        if pid == 0:
+            sluice_runner.run_child(order, sockets, self.context)
+        for connection in sockets:
+            connection.close()
+        self.runs[pid] = (order['run'], order['directory'])
+
+    def _start(self, order):
+        """Connects the child's three streams and forks it: (pid, sockets), or None once the failure is reported."""
         sockets = []
         try:
             token = order['token'].encode()
             if not _TOKEN.fullmatch(token):
                 raise OSError(0, 'malformed token')
             for stream in ('control', 'stdout', 'stderr'):
-                connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-                sockets.append(connection)
-                connection.connect(self.config['socket'])
-                connection.sendall(_HELLO % (PROTOCOL_VERSION, token, stream.encode()))
-            pid = os.fork()
+                sockets.append(_connect(self.config['socket'], _HELLO % (PROTOCOL_VERSION, token, stream.encode())))
+            return os.fork(), sockets
         except OSError as error:
             for connection in sockets:
                 connection.close()
             _report({'v': PROTOCOL_VERSION, 'type': 'exit', 'run': order['run'], 'error': f'could not start: {error}'})
-            return
-        if pid == 0:
-            sluice_runner.run_child(order, sockets, self.context)
-        for connection in sockets:
-            connection.close()
-        self.runs[pid] = (order['run'], order['directory'])
+            return None
 
     def reap(self):
         while True:
@@ -188,6 +217,25 @@ class Zygote:
         self.sweep()
 
 
+def _connect(path, hello):
+    """One connection to the host, its hello line sent. A connect that did not really connect is tried again:
+    nothing was sent on it, so the host never saw it."""
+    for attempt in range(_CONNECT_ATTEMPTS):
+        connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            connection.connect(path)
+            connection.sendall(hello)
+            return connection
+        except OSError as error:
+            connection.close()
+            if error.errno not in _RETRIED or attempt == _CONNECT_ATTEMPTS - 1:
+                raise
+        except BaseException:
+            connection.close()
+            raise
+    raise AssertionError('unreachable')
+
+
 def _remove(directory):
     try:
         os.rmdir(directory)
@@ -197,8 +245,6 @@ def _remove(directory):
         import shutil  # noqa: PLC0415  (rarely needed, and it would load compression modules into every child)
 
         shutil.rmtree(directory, ignore_errors=True)
-
-
 
 
 def _kill_group(pid):
@@ -261,6 +307,7 @@ def main():
     sluice_containment.set_child_subreaper()
     zygote = Zygote(config, ready)
     sluice_runner.warm_up(zygote.context['loop'])
+    _warm_modules()
     sluice_runner.prepare_environment()
     gc.collect()
     gc.freeze()
@@ -274,6 +321,14 @@ def main():
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         zygote.shutdown()
         _remove(config['directory'])
+
+
+def _warm_modules():
+    for name in WARM_MODULES:
+        try:
+            __import__(name)
+        except ImportError:
+            pass  # an interpreter built without one (no _decimal, say): the program imports it or learns it is missing
 
 
 def _terminate(_signal, _frame):

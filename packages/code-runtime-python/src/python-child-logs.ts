@@ -37,9 +37,10 @@ export class ChildLogs {
     return this.#beforeRun.trim().split('\n').slice(-1)[0] || undefined;
   }
 
-  /** From now on, lines go to `run`. */
+  /** From now on, lines go to `run`; however it ends (wall clock, cancel), its unfinished lines are kept. */
   attach(run: RunController): void {
     this.#run = run;
+    run.beforeFinish(() => this.flush());
   }
 
   frame(stream: 'stdout' | 'stderr', text: string): void {

@@ -5,7 +5,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { foreignText } from '@sluice/code-runtime';
 import { PythonChild } from './python-child.js';
-import { type InterpreterResolution, resolveInterpreter } from './python-interpreter.js';
+import {
+  type InterpreterResolution,
+  resolveInterpreter,
+  type ZygoteCommand,
+  zygoteCommand,
+} from './python-interpreter.js';
 import { missingLayers, privateDirectoryProblem } from './python-isolation.js';
 import type { PythonRuntimeConfig } from './python-settings.js';
 import { HostSocketServer } from './python-socket-server.js';
@@ -20,6 +25,8 @@ export interface PoolOptions {
   readonly zygoteResponseMs?: number;
   /** Children forked ahead of demand, contained and waiting for a program. */
   readonly spareChildren?: number;
+  /** The first this many forks are sent a malformed token, which the zygote refuses (to show a failed start is retried). */
+  readonly refusedForks?: number;
 }
 
 /** The zygote script, shipped in the package's `python/` folder. */
@@ -31,7 +38,7 @@ export function zygoteFlags(config: PythonRuntimeConfig): string[] {
 }
 
 interface Environment {
-  readonly executable: string;
+  readonly command: ZygoteCommand;
   readonly directory: string;
   readonly server: HostSocketServer;
 }
@@ -59,6 +66,7 @@ export class PythonChildPool {
   #permanentFailure: string | undefined;
   #lastReady: ReadyReport | undefined;
   #runNumber = 0;
+  #refused = 0;
   #closed = false;
 
   constructor(
@@ -79,6 +87,7 @@ export class PythonChildPool {
   /** A child waiting for its program, or why there is none. A child that dies before it is handed out is replaced. */
   async acquire(): Promise<PythonChild | Failure> {
     let failure = 'the Python child ended before its program started';
+    let forkedAgain = false;
     for (let attempt = 0; attempt < 4; attempt += 1) {
       const state = await this.#ensureZygote();
       if ('failure' in state) return state;
@@ -93,7 +102,12 @@ export class PythonChildPool {
       if (problem === undefined && child.usable) return child;
       failure = problem ?? failure;
       // A spare may have died while it waited, and a dead zygote is replaced: both are worth another try.
-      if (spare === undefined && !state.zygote.dead) break;
+      // A child forked for this run that failed to start (a machine under load, a signal at a bad moment)
+      // is forked once more before the run fails.
+      if (spare === undefined && !state.zygote.dead) {
+        if (forkedAgain) break;
+        forkedAgain = true;
+      }
     }
     return { failure };
   }
@@ -135,7 +149,8 @@ export class PythonChildPool {
     try {
       zygote = new Zygote(
         {
-          executable: environment.executable,
+          executable: environment.command.command,
+          env: environment.command.env,
           flags: zygoteFlags(config),
           script: zygoteScript,
           config: {
@@ -191,7 +206,7 @@ export class PythonChildPool {
       }
       try {
         const server = await HostSocketServer.listen(join(directory, 'host.sock'));
-        return { executable: interpreter.executable, directory, server };
+        return { command: zygoteCommand(interpreter), directory, server };
       } catch (error) {
         await rm(directory, { recursive: true, force: true }).catch(ignoreRejection);
         return {
@@ -223,7 +238,9 @@ export class PythonChildPool {
       this.#gone.delete(gone);
     });
     this.#gone.add(gone);
-    state.zygote.fork(runNumber, token, directory);
+    const refused = this.#refused < (this.options.refusedForks ?? 0);
+    if (refused) this.#refused += 1;
+    state.zygote.fork(runNumber, refused ? 'refused' : token, directory);
     return child;
   }
 

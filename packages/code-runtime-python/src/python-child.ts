@@ -4,7 +4,7 @@ import { foreignText } from '@sluice/code-runtime';
 import type { RunController } from '@sluice/code-runtime-kit';
 import { JsonLineReader } from '@sluice/code-runtime-kit';
 import { ChildLogs } from './python-child-logs.js';
-import { failureOfExit, outcomeOfDone, protocolMessage } from './python-outcome.js';
+import { appliedMemoryBytes, failureOfExit, outcomeOfDone, protocolMessage } from './python-outcome.js';
 import { type PythonRuntimeConfig, valueDepthLimit } from './python-settings.js';
 import type { Zygote } from './python-zygote.js';
 import {
@@ -48,6 +48,8 @@ export class PythonChild {
   #settleGone!: () => void;
   #state: 'starting' | 'ready' | 'failed' = 'starting';
   #pid: number | undefined;
+  /** The address-space limit the child reported in `started`, before any program code ran in it. */
+  #memoryBytes: number | undefined;
   #run: RunController | undefined;
   #done: DoneFrame | undefined;
   #exit: ExitReport | undefined;
@@ -200,6 +202,7 @@ export class PythonChild {
       return;
     }
     this.#pid = frame.pid;
+    this.#memoryBytes = appliedMemoryBytes(this.context.config, frame.addressSpaceBytes);
     this.#state = 'ready';
     this.#settleReady(undefined);
   }
@@ -273,7 +276,12 @@ export class PythonChild {
     if (this.#done === undefined && this.#exit === undefined) return;
     this.#logs.flush();
     const { config } = this.context;
-    run.finish(...(this.#done !== undefined ? outcomeOfDone(this.#done, config) : failureOfExit(this.#exit!, config)));
+    const memoryBytes = this.#memoryBytes ?? config.memoryBytes;
+    run.finish(
+      ...(this.#done !== undefined
+        ? outcomeOfDone(this.#done, config, memoryBytes)
+        : failureOfExit(this.#exit!, config, memoryBytes)),
+    );
   }
 
   #violation(problem: string): void {

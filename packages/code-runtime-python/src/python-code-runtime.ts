@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { type BindingEntry, foreignText } from '@sluice/code-runtime';
 import { CodeRuntimeBase, type RunController } from '@sluice/code-runtime-kit';
 import { type PoolOptions, PythonChildPool, zygoteFlags, zygoteScript } from './python-child-pool.js';
-import { resolveInterpreterSync } from './python-interpreter.js';
+import { resolveInterpreterSync, zygoteCommand } from './python-interpreter.js';
 import { isolationSentence, privateDirectoryProblem } from './python-isolation.js';
 import { type PythonCodeRuntimeSettings, type PythonRuntimeConfig, resolvePythonSettings } from './python-settings.js';
 import { parseZygoteReport, type ReadyReport } from './wire-frames.js';
@@ -116,11 +116,13 @@ function probeSync(config: PythonRuntimeConfig): ReadyReport | string {
       requiredBytes: config.requiredBytes,
       disabledLayers: [],
     };
-    const result = spawnSync(
-      interpreter.executable,
-      [...zygoteFlags(config), zygoteScript, JSON.stringify(probeConfig), '--probe'],
-      { env: {}, encoding: 'utf8', timeout: 30_000, maxBuffer: 64 * 1024 },
-    );
+    const { command, env } = zygoteCommand(interpreter);
+    const result = spawnSync(command, [...zygoteFlags(config), zygoteScript, JSON.stringify(probeConfig), '--probe'], {
+      env: { ...env },
+      encoding: 'utf8',
+      timeout: 30_000,
+      maxBuffer: 64 * 1024,
+    });
     let report: unknown;
     try {
       report = JSON.parse(result.stdout.split('\n')[0] ?? '');

@@ -12,7 +12,7 @@ describe('an inherited address-space limit stricter than memoryBytes', () => {
       `import resource; resource.prlimit(${process.pid}, resource.RLIMIT_AS, (${limit}, ${limit}))`,
     ]);
     // memoryBytes passes the gate at creation; the limit the zygote really gets does not.
-    const runtime = testRuntime({ memoryBytes: 8 * 1024 * 1024 * 1024, valueBytes: 300 * 1024 * 1024 });
+    const runtime = testRuntime({ memoryBytes: 8 * 1024 * 1024 * 1024, valueBytes: 100 * 1024 * 1024 });
     try {
       const failure = failureOf(await runtime.run({ program: 'return 1' }), 'substrate-exit');
       expect(failure.message).toContain(`really got is ${limit} bytes`);

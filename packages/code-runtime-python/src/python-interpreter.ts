@@ -1,12 +1,34 @@
 import { execFile, spawnSync } from 'node:child_process';
+import { accessSync, constants, realpathSync, statSync } from 'node:fs';
+import { delimiter, join, resolve } from 'node:path';
 import { foreignText } from '@sluice/code-runtime';
 import { type PythonRuntimeConfig, pythonExecutableVariable } from './python-settings.js';
 
 /** The real interpreter behind the configured command. */
 export interface Interpreter {
-  /** `sys.executable`: a version-manager shim is resolved away here, once. */
+  /** `sys.executable`, as the configured command reports it. */
   readonly executable: string;
   readonly version: string;
+  /**
+   * The configured command when it is not the interpreter itself (a wrapper script that sets a
+   * `ulimit` or starts `bwrap`, a version-manager shim): the zygote is then started through it, so
+   * what it applies holds for every child. `undefined` when the command is the interpreter's own file.
+   */
+  readonly wrapper: string | undefined;
+}
+
+/** How the zygote process is started: through the operator's wrapper, or the interpreter directly. */
+export interface ZygoteCommand {
+  readonly command: string;
+  /** A wrapper gets the host's `PATH` (so `exec python3 "$@"` finds what it found when asked); nothing else of the host's. */
+  readonly env: Readonly<Record<string, string>>;
+}
+
+/** The command that starts the zygote for `interpreter`. */
+export function zygoteCommand(interpreter: Interpreter): ZygoteCommand {
+  if (interpreter.wrapper === undefined) return { command: interpreter.executable, env: {} };
+  const path = process.env.PATH;
+  return { command: interpreter.wrapper, env: path === undefined ? {} : { PATH: path } };
 }
 
 /** A resolved interpreter, or why there is none, in words an operator can act on. */
@@ -17,7 +39,7 @@ export const minimumPythonVersion = [3, 10] as const;
 
 // Written for any Python, so an old or foreign interpreter still says what it is.
 const askCode =
-  'import sys, json, platform; print(json.dumps([sys.executable, list(sys.version_info[:3]), platform.python_implementation()]))';
+  'import sys, os, json, platform; print(json.dumps([sys.executable, list(sys.version_info[:3]), platform.python_implementation(), os.path.realpath(sys.executable)]))';
 const resolveTimeoutMs = 15_000;
 
 /** Asks the configured command what it really is. It runs with the host's environment, so shims work; it runs no program. */
@@ -80,7 +102,40 @@ function interpret(config: PythonRuntimeConfig, stdout: string | undefined, stde
     return { failure: describeFailure(config, `it is ${implementation} ${version}`) };
   }
   if (executable === '') return { failure: describeFailure(config, 'it does not know its own executable') };
-  return { executable, version };
+  const real = typeof answer[3] === 'string' ? answer[3] : executable;
+  return {
+    executable,
+    version,
+    wrapper: sameFile(commandPath(config.executable), real) ? undefined : config.executable,
+  };
+}
+
+/** Where the command is, as a spawn with the host's `PATH` finds it; `undefined` when it cannot be found here. */
+function commandPath(command: string): string | undefined {
+  if (command.includes('/')) return resolve(command);
+  for (const directory of (process.env.PATH ?? '').split(delimiter)) {
+    if (directory === '') continue;
+    const candidate = join(directory, command);
+    try {
+      accessSync(candidate, constants.X_OK);
+      if (statSync(candidate).isFile()) return candidate;
+    } catch {
+      // Not here: the next directory.
+    }
+  }
+  return undefined;
+}
+
+/** Whether the command is the interpreter's own file (through symbolic links); anything else is a wrapper. */
+function sameFile(command: string | undefined, interpreter: string): boolean {
+  if (command === undefined) return false;
+  try {
+    const a = statSync(realpathSync(command));
+    const b = statSync(realpathSync(interpreter));
+    return a.dev === b.dev && a.ino === b.ino;
+  } catch {
+    return false;
+  }
 }
 
 function spawnFailure(error: NodeJS.ErrnoException): string {

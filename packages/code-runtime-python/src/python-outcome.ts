@@ -24,19 +24,39 @@ const signalNames: Readonly<Record<number, string>> = {
   31: 'SIGSYS',
 };
 
-/** What a `done` frame says, as the run's outcome and usage. */
-export function outcomeOfDone(done: DoneFrame, config: PythonRuntimeConfig): [RunOutcome, SubstrateUsage] {
+/**
+ * The address-space limit a child really ran under: `memoryBytes`, or the stricter limit it reported in
+ * `started` (inherited from a `ulimit -v` around the host, which children cannot raise).
+ */
+export function appliedMemoryBytes(config: PythonRuntimeConfig, reportedBytes: number | null | undefined): number {
+  return reportedBytes === null || reportedBytes === undefined
+    ? config.memoryBytes
+    : Math.min(reportedBytes, config.memoryBytes);
+}
+
+function memoryFailure(limitBytes: number, refusal: string | undefined): CodeRunFailure {
+  const what =
+    refusal === undefined || refusal === 'MemoryError' ? 'MemoryError' : `the allocation was refused: ${refusal}`;
+  return {
+    kind: 'memory',
+    limitBytes,
+    message: `The program ran out of memory (${what}) at its ${limitBytes}-byte address-space limit and was stopped. Hold less data at once: stream, filter or page it.`,
+  };
+}
+
+/** What a `done` frame says, as the run's outcome and usage; `memoryBytes` is the limit that really applied. */
+export function outcomeOfDone(
+  done: DoneFrame,
+  config: PythonRuntimeConfig,
+  memoryBytes = config.memoryBytes,
+): [RunOutcome, SubstrateUsage] {
   const usage: SubstrateUsage = done.usage === undefined ? {} : { ...done.usage };
   if (done.ok) return [done.value === undefined ? { ok: true } : { ok: true, value: done.value }, usage];
   const { error } = done;
   let failure: CodeRunFailure;
   switch (error.kind) {
     case 'memory':
-      failure = {
-        kind: 'memory',
-        limitBytes: config.memoryBytes,
-        message: `The program ran out of memory (MemoryError) at its ${config.memoryBytes}-byte address-space limit and was stopped. Hold less data at once: stream, filter or page it.`,
-      };
+      failure = memoryFailure(memoryBytes, error.message);
       break;
     case 'output-limit':
       failure = {
@@ -65,7 +85,11 @@ export function outcomeOfDone(done: DoneFrame, config: PythonRuntimeConfig): [Ru
 }
 
 /** Why a child ended without a `done` frame, from the zygote's `exit` report (exit status and resource usage). */
-export function failureOfExit(exit: ExitReport, config: PythonRuntimeConfig): [RunOutcome, SubstrateUsage] {
+export function failureOfExit(
+  exit: ExitReport,
+  config: PythonRuntimeConfig,
+  memoryBytes = config.memoryBytes,
+): [RunOutcome, SubstrateUsage] {
   const usage: SubstrateUsage = {
     ...(exit.cpuMs === undefined ? {} : { cpuMs: exit.cpuMs }),
     ...(exit.maxRssBytes === undefined ? {} : { peakMemoryBytes: exit.maxRssBytes }),
@@ -81,14 +105,8 @@ export function failureOfExit(exit: ExitReport, config: PythonRuntimeConfig): [R
     };
     return [{ ok: false, failure }, usage];
   }
-  if (exit.code === runnerExitCodes.outOfMemory) {
-    const failure: CodeRunFailure = {
-      kind: 'memory',
-      limitBytes: config.memoryBytes,
-      message: `The program ran out of memory at its ${config.memoryBytes}-byte address-space limit and was stopped. Hold less data at once.`,
-    };
-    return [{ ok: false, failure }, usage];
-  }
+  if (exit.code === runnerExitCodes.outOfMemory)
+    return [{ ok: false, failure: memoryFailure(memoryBytes, undefined) }, usage];
   return [{ ok: false, failure: { kind: 'substrate-exit', message: exitMessage(exit) } }, usage];
 }
 

@@ -1,6 +1,7 @@
 import type { HostFunction } from '@sluice/code-runtime';
 import { afterAll, describe, expect, it } from 'vitest';
 import { echo, failureOf, python, successValue, testRuntime } from './__fixtures__/test-runtime.js';
+import { requiredAddressSpace } from './python-settings.js';
 
 const runtime = testRuntime();
 afterAll(async () => {
@@ -258,9 +259,11 @@ describe('values as json.dumps users expect', () => {
   });
 
   it('are checked in memory close to their JSON: a 1 MiB list of ints fits the smallest memory the gate accepts', async () => {
-    // 40 MiB for the interpreter + 8 × the 1 MiB budgets. The walker used to build a tuple and a path
-    // string per element, and this run ended `memory`.
-    const small = testRuntime({ memoryBytes: 48 * 1024 * 1024 });
+    // The interpreter's baseline + the multiple × the 1 MiB budgets. The walker used to build a tuple and a path
+    // string per element, and this run ended `memory` (python-value-edges.test.ts has the worse shapes).
+    const small = testRuntime({
+      memoryBytes: requiredAddressSpace({ valueBytes: 1 << 20, hostCallBytes: 1 << 20, logBytes: 1 << 16 }),
+    });
     try {
       const result = await small.run({ program: 'return [1] * 524287' });
       expect((successValue(result) as number[]).length).toBe(524287);
@@ -295,8 +298,11 @@ describe('values as json.dumps users expect', () => {
       ['return [b"raw"]', '$[0] is a bytes, which JSON cannot carry: decode it'],
       ['return {"ratio": float("inf")}', '$["ratio"] is inf'],
       ['return {1: "a", "1": "b"}', '$ has both the key 1 and the key "1"'],
-      ['return [2 ** 80]', '$[0] is an integer of about 25 digits'],
-      ['import sys\nsys.set_int_max_str_digits(0)\nreturn {7 ** 6000: 1}', '$ has an integer key beyond ±(2**53 - 1)'],
+      ['return [2 ** 80]', '$[0] is an integer of 81 bits (25 digits)'],
+      [
+        'import sys\nsys.set_int_max_str_digits(0)\nreturn {7 ** 6000: 1}',
+        '$ has an integer key of 16845 bits (5071 digits), beyond ±(2**53 - 1)',
+      ],
       ['import decimal\nreturn {"price": decimal.Decimal("1.5")}', 'use float(...) or str(...)'],
     ];
     for (const [program, message] of cases) {

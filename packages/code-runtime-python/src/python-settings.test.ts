@@ -53,7 +53,7 @@ describe('resolvePythonSettings', () => {
   });
 
   it('refuses output budgets that cannot fit the address space (the budget gate)', () => {
-    const memoryBytes = 64 * 1024 * 1024;
+    const memoryBytes = 128 * 1024 * 1024;
     const largest = Math.floor((memoryBytes - interpreterBaselineBytes) / outputSafetyMultiple);
     expect(settingOf(() => resolvePythonSettings({ memoryBytes, valueBytes: largest, hostCallBytes: 1024 }, {}))).toBe(
       undefined,

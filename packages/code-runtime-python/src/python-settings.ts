@@ -13,8 +13,9 @@ import {
 export interface PythonCodeRuntimeSettings extends SharedRunLimitSettings {
   /**
    * The Python interpreter to run: a path or a command on `PATH`. Default: the environment variable
-   * `SLUICE_PYTHON_EXECUTABLE`, then `python3`. It is asked once for its real executable (so a
-   * version-manager shim is not paid per run) and must be CPython 3.10 or newer.
+   * `SLUICE_PYTHON_EXECUTABLE`, then `python3`. It must be CPython 3.10 or newer. A command that is not
+   * the interpreter's own file (a wrapper that sets a `ulimit` or starts `bwrap`, a shim) starts the
+   * zygote, so what it applies holds for every child; it gets only the host's `PATH`.
    */
   readonly pythonExecutable?: string;
   /** CPU budget per run in milliseconds, rounded up to whole seconds (`RLIMIT_CPU`). Default 10,000. */
@@ -50,11 +51,20 @@ export interface PythonRuntimeConfig {
 /** The environment variable naming the interpreter when the setting does not. */
 export const pythonExecutableVariable = 'SLUICE_PYTHON_EXECUTABLE';
 
-/** Address space the interpreter itself needs before a program allocates anything: the budget gate's baseline. */
-export const interpreterBaselineBytes = 40 * 1024 * 1024;
+/**
+ * Address space reserved for the interpreter before the output budgets claim any: the budget gate's
+ * baseline, 64 MiB (a child forked from the zygote has about 20 MiB mapped before its program runs).
+ */
+export const interpreterBaselineBytes = 64 * 1024 * 1024;
 
-/** How many times its size an output may cost in memory while it is built, encoded and framed. */
-export const outputSafetyMultiple = 8;
+/**
+ * How many times its JSON size an output may cost in address space while it is built, checked, encoded
+ * and framed (a value the program returns or passes to a host function) or received and parsed (a host
+ * function's result). 56: the worst shape measured, lists nested in lists (80 bytes of Python for 2 of
+ * JSON), needs 48.75 times its JSON; an ordinary list of records about 30 times, of numbers 7 to 12
+ * (`scripts/measure-value-memory.py`, docs/decisions/2026-11-30-python-value-memory.md).
+ */
+export const outputSafetyMultiple = 56;
 
 /** The deepest nesting of arrays and objects a value crossing fd 3 may have. */
 export const valueDepthLimit = 64;

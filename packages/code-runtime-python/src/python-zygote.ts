@@ -5,7 +5,10 @@ import { parseZygoteReport, type ReadyReport, wireProtocolVersion, type ZygoteRe
 
 /** How the zygote is started: the resolved interpreter, its flags, and its configuration. */
 export interface ZygoteLaunch {
+  /** The interpreter, or the operator's wrapper that runs it. */
   readonly executable: string;
+  /** The zygote's environment: empty, or `PATH` alone for a wrapper. */
+  readonly env: Readonly<Record<string, string>>;
   readonly flags: readonly string[];
   readonly script: string;
   readonly config: object;
@@ -43,7 +46,7 @@ export class Zygote {
       this.#settleReady = resolve;
     });
     this.#child = spawn(launch.executable, [...launch.flags, launch.script, JSON.stringify(launch.config)], {
-      env: {},
+      env: { ...launch.env },
       stdio: ['pipe', 'pipe', 'pipe'],
       detached: true,
     });

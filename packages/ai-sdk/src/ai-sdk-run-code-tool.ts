@@ -1,4 +1,11 @@
-import { createRunCodeTool, type RunCodeInput, type RunCodeResultOptions, type RunCodeTool } from '@sluice/code-mode';
+import {
+  createRunCodeTool,
+  type LoadedTools,
+  type NamespaceGuide,
+  type RunCodeInput,
+  type RunCodeResultOptions,
+  type RunCodeTool,
+} from '@sluice/code-mode';
 import type {
   CodeRunFailure,
   CodeRunResult,
@@ -25,8 +32,19 @@ export interface AiSdkRunCodeToolOptions {
   readonly policy?: PolicySource;
   /** `approve` for `ask` rules, `onDecision` for an audit trail, and the naming options. */
   readonly permissions?: DeriveBindingsOptions;
-  /** Estimated tokens the declarations may take before they list only names (code-mode's default when absent). */
+  /** Tokens the declarations may take, filled by priority; the rest are summarised or counted (code-mode's default, 3 000, when absent). */
   readonly declarationsTokenBudget?: number;
+  /**
+   * Descriptions, instructions and placement (`pinned`, `priority`, `deferred`) of namespaces. A tool
+   * named with a prefix (`crm__find`) is in that namespace (`crm`); the others are in `tools`.
+   */
+  readonly namespaces?: readonly NamespaceGuide[];
+  /**
+   * The conversation's loaded deferred tools: keep one per conversation and pass it each time you
+   * create the tool for that conversation. Programs load with `sluice.searchTools`/`sluice.loadTools`;
+   * the tool's `description` declares what is loaded from the next step on. Default: a set of its own.
+   */
+  readonly loadedTools?: LoadedTools;
   /**
    * How results are rendered for the model: token budget, spill folder and retention. `paging` is
    * for hosts that also offer code-mode's `read_output` tool; this adapter does not make one, so a
@@ -66,8 +84,9 @@ export type AiSdkRunCodeTool = Tool<RunCodeInput, AiSdkRunCodeOutput>;
  * One AI SDK tool, `run_code`, that lets the model call a whole toolset from a program: its
  * description carries the declarations of `tools` in the runtime's language, and each call the
  * program makes runs the tool's own `execute`, decided by the policy when it is made. Cancelling
- * the generation (`abortSignal`) cancels the run. Tools executed by the provider, or without
- * `execute`, are left out. Each result is an {@link AiSdkRunCodeOutput}: the model reads its
+ * the generation (`abortSignal`) cancels the run. Deferred tools (see `namespaces`) are declared
+ * from the step after a program loads them, and stay loaded in `loadedTools`. Tools executed by the
+ * provider, or without `execute`, are left out. Each result is an {@link AiSdkRunCodeOutput}: the model reads its
  * rendered `text`, the application also gets the value, logs and host calls. Throws for misuse only:
  * malformed tools, a schema the AI SDK cannot convert, colliding names, bad options.
  */
@@ -82,9 +101,11 @@ export async function createAiSdkRunCodeTool(options: AiSdkRunCodeToolOptions): 
     ...(options.declarationsTokenBudget === undefined
       ? {}
       : { declarationsTokenBudget: options.declarationsTokenBudget }),
+    ...(options.namespaces === undefined ? {} : { namespaces: options.namespaces }),
+    ...(options.loadedTools === undefined ? {} : { loadedTools: options.loadedTools }),
     ...(options.result === undefined ? {} : { result: options.result }),
   });
-  return tool<RunCodeInput, AiSdkRunCodeOutput>({
+  const definition = tool<RunCodeInput, AiSdkRunCodeOutput>({
     description: runCode.description,
     inputSchema: jsonSchema<RunCodeInput>(runCode.inputSchema as never),
     execute: async (input, execution) => {
@@ -106,6 +127,13 @@ export async function createAiSdkRunCodeTool(options: AiSdkRunCodeToolOptions): 
     },
     toModelOutput: ({ output }) => ({ type: 'text', value: output.text }),
   });
+  // The AI SDK reads a tool's description at every step: a tool loaded by one step's program is declared in the next.
+  Object.defineProperty(definition, 'description', {
+    get: () => runCode.description,
+    enumerable: true,
+    configurable: true,
+  });
+  return definition;
 }
 
 function structuredOutput(text: string, result: CodeRunResult | undefined): AiSdkRunCodeOutput {

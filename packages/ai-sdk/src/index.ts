@@ -1,3 +1,4 @@
+export { LoadedTools, type NamespaceGuide } from '@sluice/code-mode';
 export {
   type AiSdkRunCodeOutput,
   type AiSdkRunCodeTool,

@@ -10,7 +10,7 @@ import {
 } from '@sluice/code-mode';
 import type { CodeRuntime } from '@sluice/code-runtime';
 import { type ApprovalCallback, type PermissionDecision, toolBindingName } from '@sluice/permissions';
-import type { SluiceMcpConfig } from './mcp-config.js';
+import type { SluiceMcpConfig, UpstreamServerConfig } from './mcp-config.js';
 import type { UpstreamServer } from './upstream-server.js';
 import { upstreamToolName, upstreamTools } from './upstream-tools.js';
 
@@ -95,7 +95,7 @@ function buildParts(input: McpCatalogInput, loaded: LoadedTools): { runCode: Run
     tools,
     policy: config.policy,
     permissions: { approve: input.approve, onDecision: input.onDecision },
-    namespaces: upstreamNamespaces(upstreams),
+    namespaces: upstreamNamespaces(upstreams, config.upstreams),
     loadedTools: loaded,
     ...(config.declarationsTokenBudget === undefined
       ? {}
@@ -111,12 +111,25 @@ function buildParts(input: McpCatalogInput, loaded: LoadedTools): { runCode: Run
   return { runCode };
 }
 
-/** Each upstream's namespace with the `instructions` it sent when it initialised. */
-function upstreamNamespaces(upstreams: readonly UpstreamServer[]): NamespaceGuide[] {
+/**
+ * Each upstream's namespace with the `instructions` it sent when it initialised, and the placement
+ * (`pinned`, `deferred`, `priority`) its `mcpServers` entry gives.
+ */
+function upstreamNamespaces(
+  upstreams: readonly UpstreamServer[],
+  configs: readonly UpstreamServerConfig[],
+): NamespaceGuide[] {
   return upstreams.flatMap((upstream) => {
     const instructions = upstream.instructions.trim();
-    if (instructions === '') return [];
-    return [{ name: toolBindingName(upstreamToolName(upstream.name, 'tool')).namespace, instructions }];
+    const config = configs.find((candidate) => candidate.name === upstream.name);
+    const guide: NamespaceGuide = {
+      name: toolBindingName(upstreamToolName(upstream.name, 'tool')).namespace,
+      ...(instructions === '' ? {} : { instructions }),
+      ...(config?.pinned === undefined ? {} : { pinned: config.pinned }),
+      ...(config?.deferred === undefined ? {} : { deferred: config.deferred }),
+      ...(config?.priority === undefined ? {} : { priority: config.priority }),
+    };
+    return Object.keys(guide).length === 1 ? [] : [guide];
   });
 }
 

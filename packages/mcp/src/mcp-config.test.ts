@@ -38,6 +38,7 @@ describe('parseMcpConfig', () => {
       },
     ]);
     expect(config.language).toBe('typescript');
+    expect(config.provider).toBe('worker-thread');
     expect(config.policyConfigured).toBe(false);
     expect(evaluatePolicy(config.policy, 'notes__anything', {}).effect).toBe('allow');
     expect(config.startTimeoutMs).toBe(30_000);
@@ -73,6 +74,7 @@ describe('parseMcpConfig', () => {
     });
     expect(config).toMatchObject({
       language: 'python',
+      provider: 'python',
       policyConfigured: true,
       runtime: { wallTimeMs: 60_000 },
       startTimeoutMs: 5_000,
@@ -84,8 +86,45 @@ describe('parseMcpConfig', () => {
     expect(evaluatePolicy(config.policy, 'other__x', {}).effect).toBe('deny');
   });
 
+  it('reads pinned, deferred and priority per server', async () => {
+    const config = await parseMcpConfig(
+      {
+        mcpServers: {
+          notes: { command: 'node', pinned: true, priority: 2 },
+          github: { url: 'https://mcp.example.com/mcp', deferred: true, priority: -1.5 },
+          plain: { command: 'node' },
+        },
+      },
+      base,
+    );
+    expect(
+      config.upstreams.map(({ name, pinned, deferred, priority }) => ({ name, pinned, deferred, priority })),
+    ).toEqual([
+      { name: 'notes', pinned: true, deferred: undefined, priority: 2 },
+      { name: 'github', pinned: undefined, deferred: true, priority: -1.5 },
+      { name: 'plain', pinned: undefined, deferred: undefined, priority: undefined },
+    ]);
+    expect(Object.keys(config.upstreams[2]!)).not.toContain('pinned');
+  });
+
+  it('takes the runtime provider out of the runtime settings', async () => {
+    const config = await parseMcpConfig(
+      { ...minimal, sluice: { runtime: { provider: 'quickjs', wallTimeMs: 5_000 } } },
+      base,
+    );
+    expect(config.provider).toBe('quickjs');
+    expect(config.language).toBe('typescript');
+    expect(config.runtime).toEqual({ wallTimeMs: 5_000 });
+  });
+
   it.each([
     [[], '(config)'],
+    [{ mcpServers: { notes: { command: 'x', pinned: 'yes' } } }, 'mcpServers.notes.pinned'],
+    [{ mcpServers: { notes: { url: 'http://x/mcp', deferred: 1 } } }, 'mcpServers.notes.deferred'],
+    [{ mcpServers: { notes: { command: 'x', priority: 'high' } } }, 'mcpServers.notes.priority'],
+    [{ ...minimal, sluice: { runtime: { provider: 'v8' } } }, 'sluice.runtime.provider'],
+    [{ ...minimal, sluice: { language: 'python', runtime: { provider: 'quickjs' } } }, 'sluice.runtime.provider'],
+    [{ ...minimal, sluice: { runtime: { provider: 'python' } } }, 'sluice.runtime.provider'],
     [{}, 'mcpServers'],
     [{ mcpServers: {} }, 'mcpServers'],
     [{ ...minimal, extra: 1 }, 'extra'],

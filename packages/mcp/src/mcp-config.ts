@@ -20,6 +20,12 @@ interface UpstreamCommon {
   readonly name: string;
   /** How it is restarted when it dies; `false` leaves it dead. Absent means the defaults (1 s doubling to 60 s). */
   readonly restart?: UpstreamRestartPolicy | false;
+  /** Whether its tools are declared in full whatever the declarations budget (its namespace is pinned). Default `false`. */
+  readonly pinned?: boolean;
+  /** Whether its tools are left out of the declarations until the model loads them (its namespace is deferred). Default `false`. */
+  readonly deferred?: boolean;
+  /** Higher is declared in full first when the budget cannot hold every tool. Default 0. */
+  readonly priority?: number;
 }
 
 /** An upstream spawned as a command that speaks MCP over stdio. */
@@ -56,7 +62,9 @@ export interface SluiceMcpConfig {
   readonly policy: Policy;
   /** Whether the file named a policy; without one the server warns at start that everything is allowed. */
   readonly policyConfigured: boolean;
-  /** Settings for the code runtime (budgets such as `wallTimeMs`), checked by the provider when the server starts. */
+  /** What runs programs: `worker-thread` (TypeScript, the default), `quickjs` (TypeScript) or `python`. */
+  readonly provider: CodeRuntimeProviderName;
+  /** Settings for the code runtime (budgets such as `wallTimeMs`; not `provider`), checked by the provider when the server starts. */
   readonly runtime: Readonly<Record<string, unknown>>;
   /** How long an upstream may take to start and list its tools, in milliseconds. Default 30,000. */
   readonly startTimeoutMs: number;
@@ -71,6 +79,15 @@ export interface SluiceMcpConfig {
   /** How upstreams that die are restarted; `false` never restarts them. */
   readonly restart: UpstreamRestartPolicy | false;
 }
+
+/** The code runtime providers `sluice.runtime.provider` can name. */
+export type CodeRuntimeProviderName = 'worker-thread' | 'quickjs' | 'python';
+
+const providerLanguages: Readonly<Record<CodeRuntimeProviderName, CodeRuntimeLanguage>> = {
+  'worker-thread': 'typescript',
+  quickjs: 'typescript',
+  python: 'python',
+};
 
 const allowEverything: PolicyDefinition = { default: 'allow', rules: [] };
 const defaultRestart: UpstreamRestartPolicy = { initialDelayMs: 1_000, maxDelayMs: 60_000 };
@@ -110,10 +127,19 @@ export async function parseMcpConfig(
   if (upstreams.length === 0) {
     fail('mcpServers', 'must name at least one server that is not disabled');
   }
-  const runtime = sluice.runtime ?? {};
+  const { provider: chosen, ...runtime } = sluice.runtime ?? {};
+  const language = sluice.language ?? 'typescript';
+  const provider = chosen ?? (language === 'python' ? 'python' : 'worker-thread');
+  if (providerLanguages[provider] !== language) {
+    fail(
+      'sluice.runtime.provider',
+      `${JSON.stringify(provider)} runs ${providerLanguages[provider]} programs, but sluice.language is ${JSON.stringify(language)}`,
+    );
+  }
   return {
     upstreams,
-    language: sluice.language ?? 'typescript',
+    language,
+    provider,
     policy: await readPolicy(sluice.policy, baseDirectory),
     policyConfigured: sluice.policy !== undefined,
     runtime: { ...runtime },
@@ -138,13 +164,16 @@ interface ServerEntry {
   readonly url?: string;
   readonly headers?: Readonly<Record<string, string>>;
   readonly disabled?: boolean;
+  readonly pinned?: boolean;
+  readonly deferred?: boolean;
+  readonly priority?: number;
 }
 
 /** The `sluice` section once the schema has accepted it. */
 interface SluiceEntry {
   readonly language?: CodeRuntimeLanguage;
   readonly policy?: unknown;
-  readonly runtime?: Readonly<Record<string, unknown>>;
+  readonly runtime?: Readonly<Record<string, unknown>> & { readonly provider?: CodeRuntimeProviderName };
   readonly startTimeoutMs?: number;
   readonly progressIntervalMs?: number;
   readonly declarationsTokenBudget?: number;
@@ -192,6 +221,11 @@ function parseServer(
   restart: UpstreamRestartPolicy | false,
 ): UpstreamServerConfig {
   const at = `mcpServers.${name}`;
+  const placement = {
+    ...(entry.pinned === undefined ? {} : { pinned: entry.pinned }),
+    ...(entry.deferred === undefined ? {} : { deferred: entry.deferred }),
+    ...(entry.priority === undefined ? {} : { priority: entry.priority }),
+  };
   const expand = (text: string, field: string) => expandVariables(text, `${at}.${field}`, environment);
   const expandAll = (values: Readonly<Record<string, string>> | undefined, field: string) =>
     Object.fromEntries(Object.entries(values ?? {}).map(([key, item]) => [key, expand(item, `${field}.${key}`)]));
@@ -213,6 +247,7 @@ function parseServer(
       headers: expandAll(entry.headers, 'headers'),
       sseFallback: entry.type === undefined,
       restart,
+      ...placement,
     };
   }
   const command = expand(entry.command as string, 'command');
@@ -226,6 +261,7 @@ function parseServer(
     env: expandAll(entry.env, 'env'),
     cwd: isAbsolute(cwd) ? cwd : resolve(baseDirectory, cwd),
     restart,
+    ...placement,
   };
 }
 

@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { countTokens, defaultDeclarationsTokenBudget } from '@sluice/code-mode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { everythingPath, type HttpUpstream, startEverything, startSpyOverHttp } from './__fixtures__/http-upstream.js';
 import { runValue, type SluiceProcess, startSluice } from './__fixtures__/sluice-process.js';
@@ -26,6 +27,7 @@ describe('sluice mcp over real MCP servers on stdio', () => {
             command: process.execPath,
             args: [serverBin('server-memory')],
             env: { MEMORY_FILE_PATH: '${SLUICE_E2E_DIR}/memory.jsonl' },
+            pinned: true,
           },
           everything: {
             command: process.execPath,
@@ -51,6 +53,40 @@ describe('sluice mcp over real MCP servers on stdio', () => {
     expect(description).toContain('declare const memory');
     expect(description).toContain('declare const everything');
     expect(description).not.toContain('retired');
+  });
+
+  it('fits the declarations in the default budget, with the pinned server declared in full', async () => {
+    const { tools } = await sluice.client.listTools();
+    const description = tools[0]!.description ?? '';
+    const open = description.indexOf('Declarations:\n```ts\n') + 'Declarations:\n```ts\n'.length;
+    const declarations = description.slice(open, description.lastIndexOf('\n```'));
+    // 2 860 tokens at the pinned versions: 29 of 36 tools in full, 7 as summaries (see the changeset).
+    expect(countTokens(declarations)).toBeLessThanOrEqual(defaultDeclarationsTokenBudget);
+    const memory = declarations.slice(declarations.indexOf('declare const memory: {')).split('\n};')[0]!;
+    const memoryTools = [
+      'add_observations',
+      'create_entities',
+      'create_relations',
+      'delete_entities',
+      'delete_observations',
+      'delete_relations',
+      'open_nodes',
+      'read_graph',
+      'search_nodes',
+    ];
+    for (const name of memoryTools) expect(memory).toMatch(new RegExp(`\\n  ${name}\\(input`));
+    expect(memory).not.toMatch(/\/\/ \w+: /);
+  });
+
+  it("shows server-everything's instructions as its namespace's guide, for programs too", async () => {
+    const { tools } = await sluice.client.listTools();
+    expect(tools[0]!.description).toContain('Everything Server – Server Instructions');
+    const guide = (await runValue(sluice.client, `return await sluice.describeNamespace('everything');`)) as {
+      instructions: string;
+      tools: { name: string }[];
+    };
+    expect(guide.instructions).toContain('Everything Server – Server Instructions');
+    expect(guide.tools.map((tool) => tool.name)).toContain('everything.get_sum');
   });
 
   it('runs one program over filesystem, memory and everything, with variables expanded', async () => {

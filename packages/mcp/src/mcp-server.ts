@@ -12,6 +12,7 @@ import {
 import { ResultSpill, readOutputToolName } from '@sluice/code-mode';
 import { type CodeRuntime, foreignText, InvalidSettingsError } from '@sluice/code-runtime';
 import { createPythonCodeRuntime } from '@sluice/code-runtime-python';
+import { createQuickJsCodeRuntime } from '@sluice/code-runtime-quickjs';
 import { createWorkerThreadCodeRuntime } from '@sluice/code-runtime-worker-thread';
 
 import { createContext } from '@sluice/context';
@@ -108,6 +109,10 @@ export function createSluiceMcpServer(config: SluiceMcpConfig, options: SluiceMc
         approve: approveThrough(server),
         onDecision: decisionLogger(log),
         spill,
+        // A deferred tool the model loaded joins run_code's description: the client should list the tools again.
+        onToolsLoaded: () => {
+          server.sendToolListChanged().catch(() => {});
+        },
       });
     });
     return started;
@@ -241,9 +246,14 @@ export function createSluiceMcpServer(config: SluiceMcpConfig, options: SluiceMc
 
 function createRuntime(config: SluiceMcpConfig): CodeRuntime {
   try {
-    return config.language === 'python'
-      ? createPythonCodeRuntime(config.runtime as never)
-      : createWorkerThreadCodeRuntime(config.runtime as never);
+    switch (config.provider) {
+      case 'python':
+        return createPythonCodeRuntime(config.runtime as never);
+      case 'quickjs':
+        return createQuickJsCodeRuntime(config.runtime as never);
+      case 'worker-thread':
+        return createWorkerThreadCodeRuntime(config.runtime as never);
+    }
   } catch (error) {
     if (!InvalidSettingsError.isInstance(error)) throw error;
     throw new InvalidSettingsError({

@@ -55,7 +55,12 @@ export async function startSluice(
     stderr += chunk.toString('utf8');
   });
   const client = new Client({ name: 'sluice-e2e', version: '1.0.0' }, { capabilities: options.capabilities ?? {} });
-  await client.connect(transport);
+  try {
+    await client.connect(transport);
+  } catch (error) {
+    if (directory !== undefined) rmSync(directory, { recursive: true, force: true });
+    throw error;
+  }
   return {
     client,
     stderr: () => stderr,

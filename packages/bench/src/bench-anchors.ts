@@ -7,7 +7,11 @@ import { join } from 'node:path';
 export const anchorsDir = join(import.meta.dirname, '..', '.anchors');
 
 /** The anchor packages and the versions measured (the research used the same ones). */
-export const anchorPackages = { 'isolated-vm': '5.0.4', 'quickjs-emscripten': '0.32.0' } as const;
+export const anchorPackages = {
+  'isolated-vm': '5.0.4',
+  'quickjs-emscripten': '0.32.0',
+  '@pydantic/monty': '0.0.18',
+} as const;
 
 /** `require` rooted in the anchors folder. */
 export const anchorRequire = createRequire(join(anchorsDir, 'package.json'));
@@ -52,7 +56,7 @@ export function ensureAnchors(): Record<string, string> {
         timeout: 15 * 60_000,
       });
     } catch (error) {
-      problems[spec.split('@')[0]!] =
+      problems[spec.slice(0, spec.lastIndexOf('@'))] =
         `npm install ${spec} failed: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`;
     }
   }

@@ -57,22 +57,36 @@ export function formatReport(rows: readonly BenchRow[], machine: string, when: D
     lines.push(...againstInProcess(main));
     lines.push('', '## worker-thread (TS strip each run) against each anchor', '');
     for (const anchor of rows.filter((row) => row.substrate.startsWith('anchor:'))) {
-      if (anchor.p50Ms === undefined) {
-        lines.push(`- ${anchor.substrate}: ${anchor.note ?? 'no numbers'}`);
-        continue;
-      }
-      const speed = anchor.p50Ms / (main.p50Ms ?? Number.NaN);
-      const rate = (main.runsPerSecond?.c8 ?? Number.NaN) / (anchor.runsPerSecond?.c8 ?? Number.NaN);
-      const parts = [
-        `p50 ${fixed(main.p50Ms)} vs ${fixed(anchor.p50Ms)} ms (${speed >= 1 ? `provider ${speed.toFixed(2)}× faster` : `anchor ${(1 / speed).toFixed(2)}× faster`})`,
-        `c=8 ${fixed(main.runsPerSecond?.c8, 0)} vs ${fixed(anchor.runsPerSecond?.c8, 0)} runs/s (${rate.toFixed(2)}×)`,
-        `kill p95 ${fixed(main.killP95Ms)} vs ${fixed(anchor.killP95Ms)} ms`,
-        `memory per live run ${fixed(main.rssPerLiveRunMb)} vs ${fixed(anchor.rssPerLiveRunMb)} MiB`,
-      ];
-      lines.push(`- vs ${anchor.substrate}: ${parts.join('; ')}`);
+      lines.push(againstAnchor(main, anchor));
+    }
+  }
+  const python = rows.find((row) => row.substrate.startsWith('python (zygote fork'));
+  if (python !== undefined) {
+    lines.push('', `## ${python.substrate} against the Python anchors`, '');
+    for (const anchor of rows.filter((row) => row.substrate.startsWith('anchor:') && isPythonAnchor(row))) {
+      lines.push(againstAnchor(python, anchor));
     }
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** Python anchors: a CPython spawn per run, and Monty (a Python subset). */
+function isPythonAnchor(row: BenchRow): boolean {
+  return row.substrate.includes('python3') || row.substrate.includes('monty');
+}
+
+/** One provider row against one anchor row of the same run, as ratios. */
+function againstAnchor(main: BenchRow, anchor: BenchRow): string {
+  if (anchor.p50Ms === undefined) return `- ${anchor.substrate}: ${anchor.note ?? 'no numbers'}`;
+  const speed = anchor.p50Ms / (main.p50Ms ?? Number.NaN);
+  const rate = (main.runsPerSecond?.c8 ?? Number.NaN) / (anchor.runsPerSecond?.c8 ?? Number.NaN);
+  const parts = [
+    `p50 ${fixed(main.p50Ms)} vs ${fixed(anchor.p50Ms)} ms (${speed >= 1 ? `provider ${speed.toFixed(2)}× faster` : `anchor ${(1 / speed).toFixed(2)}× faster`})`,
+    `c=8 ${fixed(main.runsPerSecond?.c8, 0)} vs ${fixed(anchor.runsPerSecond?.c8, 0)} runs/s (${rate.toFixed(2)}×)`,
+    `kill p95 ${fixed(main.killP95Ms)} vs ${fixed(anchor.killP95Ms)} ms`,
+    `memory per live run ${fixed(main.rssPerLiveRunMb)} vs ${fixed(anchor.rssPerLiveRunMb)} MiB`,
+  ];
+  return `- vs ${anchor.substrate}: ${parts.join('; ')}`;
 }
 
 /** The main worker-thread row of this run against {@link inProcessFigures}, with the targets beside. */

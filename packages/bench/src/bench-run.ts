@@ -8,6 +8,7 @@ import { ensureAnchors } from './bench-anchors.js';
 import { type BenchRow, codeVersion, commandOptions } from './bench-harness.js';
 import { formatReport } from './bench-report.js';
 import { benchSuites } from './bench-suites.js';
+import { quickJsSection } from './quickjs-report.js';
 
 const packageDir = join(import.meta.dirname, '..');
 const options = commandOptions(process.argv.slice(2));
@@ -43,7 +44,7 @@ const machine = `Node ${process.version}, ${availableParallelism()} cores (${cpu
   .map((value) => value.toFixed(2))
   .join(' ')} at the end, scale ${scale}, ${codeVersion()}`;
 const resultsDir = join(packageDir, 'results');
-const report = `${formatReport(rows, machine, new Date())}${lastSoak(join(resultsDir, 'soak.md'))}`;
+const report = `${formatReport(rows, machine, new Date())}${quickJsSection(rows)}${lastSoak(join(resultsDir, 'soak.md'))}`;
 console.log(`\n${report}`);
 mkdirSync(resultsDir, { recursive: true });
 writeFileSync(join(resultsDir, 'latest.md'), report);

@@ -5,9 +5,12 @@
  */
 export const benchSuites: readonly string[] = [
   './worker-thread.ts',
+  './quickjs.ts',
   './anchor-fresh-worker.ts',
   './anchor-isolated-vm.ts',
   './anchor-quickjs.ts',
   './python-zygote.ts',
   './python-anchor-spawn.ts',
+  './anchor-monty.ts',
+  './compute-heavy.ts',
 ];

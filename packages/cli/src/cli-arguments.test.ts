@@ -59,6 +59,16 @@ describe('parseCommandLine', () => {
     });
   });
 
+  it('reads --runtime for run and declarations, leaving it unset by default', () => {
+    expect(parseCommandLine(['run', 'job.ts', '--runtime', 'quickjs'])).toMatchObject({ runtime: 'quickjs' });
+    expect(parseCommandLine(['run', 'job.ts', '--runtime=worker-thread'])).toMatchObject({ runtime: 'worker-thread' });
+    expect(parseCommandLine(['run', 'job.ts'])).toHaveProperty('runtime', undefined);
+    expect(parseCommandLine(['declarations', '--tools', 't.ts', '--runtime', 'quickjs'])).toMatchObject({
+      command: 'declarations',
+      runtime: 'quickjs',
+    });
+  });
+
   it('reads declarations, defaulting the language to typescript', () => {
     expect(parseCommandLine(['declarations', '--tools', 't.ts'])).toEqual({
       command: 'declarations',
@@ -106,6 +116,12 @@ describe('parseCommandLine', () => {
       [['run', 'a.ts', '--json=yes'], 'Option --json takes no value.'],
       [['run', 'a.ts', '--quiet', '--verbose'], 'Choose --quiet or --verbose, not both.'],
       [['run', '-', '--language', 'ruby'], '--language must be typescript or python, got "ruby".'],
+      [['run', 'a.ts', '--runtime', 'v8'], '--runtime must be worker-thread or quickjs, got "v8".'],
+      [['run', 'a.ts', '--runtime'], 'Option --runtime needs a value.'],
+      [
+        ['declarations', '--tools', 't.ts', '--runtime', 'python'],
+        '--runtime must be worker-thread or quickjs, got "python".',
+      ],
       [['demo', '--fast'], 'Unknown option --fast for sluice demo.'],
       [['demo', 'extra'], 'sluice demo takes no file arguments, but also got "extra".'],
       [['declarations'], 'sluice declarations needs --tools <module>.'],

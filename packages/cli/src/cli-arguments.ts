@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { type CodeRuntimeLanguage, foreignText } from '@sluice/code-runtime';
-import { type BudgetSettings, readBudgetFlags } from './cli-budgets.js';
+import { type BudgetSettings, readBudgetFlags, type TypeScriptRuntimeName, typescriptRuntimes } from './cli-budgets.js';
 import { type CommandSpec, commandSpecs } from './cli-commands.js';
 import { UsageError } from './cli-io.js';
 
@@ -22,6 +22,8 @@ export type CliCommand =
       readonly policy: string | undefined;
       /** Given with `--language`; otherwise the program's extension decides. */
       readonly language: CodeRuntimeLanguage | undefined;
+      /** Given with `--runtime`: the provider of a TypeScript/JavaScript program (worker-thread otherwise). */
+      readonly runtime: TypeScriptRuntimeName | undefined;
       readonly json: boolean;
       readonly verbosity: Verbosity;
       readonly budgets: BudgetSettings;
@@ -30,6 +32,7 @@ export type CliCommand =
       readonly command: 'declarations';
       readonly tools: string;
       readonly language: CodeRuntimeLanguage;
+      readonly runtime: TypeScriptRuntimeName | undefined;
       readonly policy: string | undefined;
       readonly verbosity: Verbosity;
       readonly budgets: BudgetSettings;
@@ -73,6 +76,7 @@ export function parseCommandLine(argv: readonly string[]): CliCommand {
         tools: values.tools as string | undefined,
         policy: values.policy as string | undefined,
         language: readLanguage(values.language),
+        runtime: readRuntime(values.runtime),
         json: values.json === true,
         verbosity,
         budgets: readBudgetFlags(values),
@@ -85,6 +89,7 @@ export function parseCommandLine(argv: readonly string[]): CliCommand {
         command: 'declarations',
         tools,
         language: readLanguage(values.language) ?? 'typescript',
+        runtime: readRuntime(values.runtime),
         policy: values.policy as string | undefined,
         verbosity,
         budgets: readBudgetFlags(values),
@@ -100,6 +105,13 @@ function usage(message: string): UsageError {
 function readLanguage(value: unknown): CodeRuntimeLanguage | undefined {
   if (value === undefined || value === 'typescript' || value === 'python') return value;
   throw usage(`--language must be typescript or python, got ${JSON.stringify(value)}.`);
+}
+
+function readRuntime(value: unknown): TypeScriptRuntimeName | undefined {
+  if (value === undefined || typescriptRuntimes.includes(value as TypeScriptRuntimeName)) {
+    return value as TypeScriptRuntimeName | undefined;
+  }
+  throw usage(`--runtime must be ${typescriptRuntimes.join(' or ')}, got ${JSON.stringify(value)}.`);
 }
 
 function readVerbosity(values: Readonly<Record<string, unknown>>): Verbosity {

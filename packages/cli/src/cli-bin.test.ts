@@ -196,6 +196,33 @@ describe('sluice (the built command)', slow, () => {
     expect(stderr).toMatch(/^careful\nsluice: ok · \d+ ms · .*3 host calls · 2 log lines\n$/);
   });
 
+  it('runs a TypeScript program on the QuickJS provider with --runtime quickjs, budget flags applied', async () => {
+    const { code, stdout, stderr } = await sluice(
+      'run',
+      'fan-out.ts',
+      '--tools',
+      'tools.ts',
+      '--runtime',
+      'quickjs',
+      '--memory-bytes',
+      '10485760',
+      '--verbose',
+    );
+    expect(code).toBe(0);
+    expect(stdout).toBe('checked 3 cities\n[\n  "Reykjavik"\n]\n');
+    expect(stderr).toMatch(/^sluice: quickjs runtime · .*memory-bytes 10485760 /);
+    expect(stderr).toContain('sluice: isolation: Each run gets a fresh QuickJS-ng runtime');
+    expect(stderr).toMatch(/\nsluice: ok · \d+ ms · .*3 host calls · 2 log lines\n$/);
+  });
+
+  it("describes the QuickJS provider's limits with declarations --runtime quickjs", async () => {
+    const quickjs = await sluice('declarations', '--tools', 'tools.ts', '--runtime', 'quickjs');
+    expect(quickjs.code).toBe(0);
+    expect(quickjs.stdout).toContain('- Memory: 64 MiB.');
+    const workerThread = await sluice('declarations', '--tools', 'tools.ts');
+    expect(workerThread.stdout).toContain('- Memory: 128 MiB.');
+  });
+
   it('draws no progress line when stderr is not a terminal, even for a run long enough to get one', async () => {
     file('sleepy.ts', 'await clock.sleep({ ms: 800 });');
     const { code, stderr } = await sluice('run', 'sleepy.ts', '--tools', 'tools.ts');
@@ -292,6 +319,15 @@ describe('sluice (the built command)', slow, () => {
         ['run', 'fan-out.ts', '--memory-bytes', '1024'],
         'sluice: Bad --memory-bytes: Setting memoryBytes must be an integer from 16777216 to 17179869184, got 1024.\n',
       ],
+      [
+        ['run', 'fan-out.ts', '--runtime', 'quickjs', '--memory-bytes', '1024'],
+        'sluice: Bad --memory-bytes: Setting memoryBytes must be an integer from 8388608 to 1073741824, got 1024.\n',
+      ],
+      [['run', 'fan-out.ts', '--runtime', 'v8'], 'sluice: --runtime must be worker-thread or quickjs, got "v8".\n'],
+      [
+        ['run', 'fan-out.py', '--runtime', 'quickjs'],
+        'sluice: --runtime quickjs runs TypeScript and JavaScript; Python programs have one runtime.\n',
+      ],
       [['run', 'missing.ts'], 'sluice: The program missing.ts does not exist.\n'],
       [
         ['run', 'policy.json'],
@@ -314,7 +350,7 @@ describe('sluice (the built command)', slow, () => {
     }
   });
 
-  it('runs the demo: both languages, a denied call, a wall-clock timeout, and the round trips replaced', async () => {
+  it('runs the demo: both languages, a denied call on QuickJS, a wall-clock timeout, and the round trips replaced', async () => {
     const { code, stdout, stderr } = await sluice('demo');
     expect(stderr).toBe('');
     expect(code).toBe(0);
@@ -323,6 +359,7 @@ describe('sluice (the built command)', slow, () => {
     expect(stdout).toMatch(
       /Permission denied: issues\.close is not allowed: PAY issues are closed by the payments team/,
     );
+    expect(stdout).toMatch(/3\. TypeScript: a call the policy denies =+\n.* It runs on the QuickJS runtime/);
     expect(stdout).toMatch(/\[run_code\] failed: timeout · /);
     expect(stdout).toMatch(/The 4 programs made (\d+) tool calls\./);
     expect(stdout).not.toContain('(demo: expected');

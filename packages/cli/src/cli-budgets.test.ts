@@ -1,5 +1,6 @@
 import { type CodeRuntime, InvalidSettingsError } from '@sluice/code-runtime';
 import { createPythonCodeRuntime } from '@sluice/code-runtime-python';
+import { createQuickJsCodeRuntime } from '@sluice/code-runtime-quickjs';
 import { createWorkerThreadCodeRuntime } from '@sluice/code-runtime-worker-thread';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type BudgetSettings, budgetFlags, createBudgetedRuntime, readBudgetFlags } from './cli-budgets.js';
@@ -20,9 +21,13 @@ function providerMessage(create: () => CodeRuntime): string {
   throw new Error('expected the provider to refuse the settings');
 }
 
-function refusal(language: 'typescript' | 'python', budgets: BudgetSettings): UsageError {
+function refusal(
+  language: 'typescript' | 'python',
+  budgets: BudgetSettings,
+  runtime?: 'worker-thread' | 'quickjs',
+): UsageError {
   try {
-    created.push(createBudgetedRuntime(language, budgets));
+    created.push(createBudgetedRuntime(language, budgets, runtime));
   } catch (error) {
     expect(error).toBeInstanceOf(UsageError);
     return error as UsageError;
@@ -62,6 +67,42 @@ describe('createBudgetedRuntime', () => {
     created.push(createBudgetedRuntime('typescript', budgets));
     expect(refusal('python', budgets).message).toBe(
       `Bad --memory-bytes: ${providerMessage(() => createPythonCodeRuntime(budgets))}`,
+    );
+  });
+
+  it('creates the QuickJS provider for a TypeScript program with runtime quickjs, and worker-thread otherwise', () => {
+    const quickjs = createBudgetedRuntime('typescript', { wallTimeMs: 5000 }, 'quickjs');
+    const workerThread = createBudgetedRuntime('typescript', { wallTimeMs: 5000 }, 'worker-thread');
+    const byDefault = createBudgetedRuntime('typescript', { wallTimeMs: 5000 });
+    created.push(quickjs, workerThread, byDefault);
+    expect(quickjs.isolation).toContain('QuickJS');
+    expect(quickjs.limits).toMatchObject({ wallTimeMs: 5000, memoryBytes: 64 * 1024 * 1024 });
+    expect(workerThread.isolation).not.toContain('QuickJS');
+    expect(byDefault.isolation).toBe(workerThread.isolation);
+  });
+
+  it("validates budgets for quickjs with the QuickJS provider's own ranges and messages", () => {
+    // 10 MiB is a fine QuickJS allocation limit but below the worker-thread provider's 16 MiB minimum.
+    const budgets = { memoryBytes: 10 * 1024 * 1024 };
+    const quickjs = createBudgetedRuntime('typescript', budgets, 'quickjs');
+    created.push(quickjs);
+    expect(quickjs.limits).toMatchObject({ memoryBytes: 10 * 1024 * 1024 });
+    expect(refusal('typescript', budgets).message).toBe(
+      `Bad --memory-bytes: ${providerMessage(() => createWorkerThreadCodeRuntime(budgets))}`,
+    );
+    expect(refusal('typescript', { memoryBytes: 1024 }, 'quickjs').message).toBe(
+      `Bad --memory-bytes: ${providerMessage(() => createQuickJsCodeRuntime({ memoryBytes: 1024 }))}`,
+    );
+    const error = refusal('typescript', { cpuTimeMs: 0 }, 'quickjs');
+    expect(error.message).toBe(
+      `Bad --cpu-time-ms: ${providerMessage(() => createQuickJsCodeRuntime({ cpuTimeMs: 0 }))}`,
+    );
+    expect(error.commandLine).toBe(true);
+  });
+
+  it('refuses a runtime choice for a Python program', () => {
+    expect(refusal('python', {}, 'quickjs').message).toBe(
+      '--runtime quickjs runs TypeScript and JavaScript; Python programs have one runtime.',
     );
   });
 });

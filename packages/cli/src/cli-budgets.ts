@@ -5,6 +5,7 @@ import {
   InvalidSettingsError,
 } from '@sluice/code-runtime';
 import { createPythonCodeRuntime, type PythonCodeRuntimeSettings } from '@sluice/code-runtime-python';
+import { createQuickJsCodeRuntime, type QuickJsCodeRuntimeSettings } from '@sluice/code-runtime-quickjs';
 import {
   createWorkerThreadCodeRuntime,
   type WorkerThreadCodeRuntimeSettings,
@@ -35,7 +36,7 @@ export const budgetFlags: readonly BudgetFlag[] = [
   {
     flag: 'memory-bytes',
     setting: 'memoryBytes',
-    help: 'Memory per run in bytes: the heap for .ts/.js (128 MiB, at least 16 MiB), the address space for .py (512 MiB).',
+    help: 'Memory per run in bytes: the heap for .ts/.js (128 MiB, at least 16 MiB; QuickJS 64 MiB, 8 MiB to 1 GiB), the address space for .py (512 MiB).',
   },
   { flag: 'log-bytes', setting: 'logBytes', help: 'UTF-8 bytes of log text kept per run (65536).' },
   { flag: 'value-bytes', setting: 'valueBytes', help: "UTF-8 bytes of the returned value's JSON (1048576)." },
@@ -72,15 +73,32 @@ export function readBudgetFlags(values: Readonly<Record<string, unknown>>): Budg
   return settings;
 }
 
+/** The providers that run TypeScript and JavaScript programs, as `--runtime` names them; the first is the default. */
+export const typescriptRuntimes = ['worker-thread', 'quickjs'] as const;
+
+/** A provider `--runtime` can choose for a TypeScript or JavaScript program. */
+export type TypeScriptRuntimeName = (typeof typescriptRuntimes)[number];
+
 /**
- * Creates the runtime for `language` with the budgets given on the command line. The provider's
- * factory validates them (it does no I/O); a setting it refuses becomes a {@link UsageError} naming
- * the flag, followed by the provider's own message.
+ * Creates the runtime for `language` with the budgets given on the command line: Python's, or the
+ * TypeScript provider `runtime` names (worker-thread when absent). `--runtime` with a Python program
+ * is a {@link UsageError}. The provider's factory validates the budgets (it does no I/O); a setting
+ * it refuses becomes a {@link UsageError} naming the flag, followed by the provider's own message.
  */
-export function createBudgetedRuntime(language: CodeRuntimeLanguage, budgets: BudgetSettings): CodeRuntime {
+export function createBudgetedRuntime(
+  language: CodeRuntimeLanguage,
+  budgets: BudgetSettings,
+  runtime?: TypeScriptRuntimeName,
+): CodeRuntime {
+  if (language === 'python' && runtime !== undefined) {
+    throw new UsageError(`--runtime ${runtime} runs TypeScript and JavaScript; Python programs have one runtime.`, {
+      commandLine: true,
+    });
+  }
   try {
-    return language === 'python'
-      ? createPythonCodeRuntime(budgets as PythonCodeRuntimeSettings)
+    if (language === 'python') return createPythonCodeRuntime(budgets as PythonCodeRuntimeSettings);
+    return runtime === 'quickjs'
+      ? createQuickJsCodeRuntime(budgets as QuickJsCodeRuntimeSettings)
       : createWorkerThreadCodeRuntime(budgets as WorkerThreadCodeRuntimeSettings);
   } catch (error) {
     if (!InvalidSettingsError.isInstance(error)) throw error;

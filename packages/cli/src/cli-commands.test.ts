@@ -27,6 +27,13 @@ describe('commandHelpText', () => {
     expect(run).toMatch(/--wall-time-ms <ms> +Wall clock per run in ms/);
     expect(run).toMatch(/--memory-bytes <bytes> +Memory per run in bytes/);
   });
+
+  it('offers --runtime worker-thread|quickjs on run and declarations', () => {
+    for (const name of ['run', 'declarations']) {
+      const text = commandHelpText(commandSpecs.find((spec) => spec.name === name)!);
+      expect(text).toMatch(/--runtime <worker-thread\|quickjs> +The provider for a TypeScript\/JavaScript program/);
+    }
+  });
 });
 
 describe('budgetFlags', () => {

@@ -1,4 +1,4 @@
-import { budgetFlags } from './cli-budgets.js';
+import { budgetFlags, typescriptRuntimes } from './cli-budgets.js';
 
 /** One option of a command, as `parseArgs` reads it and `--help` prints it. */
 export interface OptionSpec {
@@ -30,6 +30,12 @@ const quiet: OptionSpec = {
   short: 'q',
   help: "Print only the program's output and errors: no usage line, no progress line.",
 };
+const runtime: OptionSpec = {
+  name: 'runtime',
+  type: 'string',
+  value: typescriptRuntimes.join('|'),
+  help: 'The provider for a TypeScript/JavaScript program: V8 in worker threads, or QuickJS in WebAssembly (worker-thread).',
+};
 const budgets: OptionSpec[] = budgetFlags.map(({ flag, help }) => ({
   name: flag,
   type: 'string',
@@ -41,7 +47,8 @@ const budgets: OptionSpec[] = budgetFlags.map(({ flag, help }) => ({
 export const commandSpecs: readonly CommandSpec[] = [
   {
     name: 'run',
-    synopsis: 'sluice run <program.ts|.js|.py|-> [--tools <module>] [--policy <file.json>] [options]',
+    synopsis:
+      'sluice run <program.ts|.js|.py|-> [--tools <module>] [--policy <file.json>] [--runtime quickjs] [options]',
     summary: 'Runs a program against the tools a JS/TS module exports.',
     description: `Runs a program the way a model's run_code call does. "-" reads the program from stdin.
 Logs stream as they come (log/info/debug to stdout, warn/error to stderr); then the value
@@ -61,6 +68,7 @@ Exit 0 ok, 1 the program failed, 2 bad input, 130 interrupted (Ctrl-C).`,
         value: 'typescript|python',
         help: 'The program\'s language (from its extension; "typescript" for "-").',
       },
+      runtime,
       { name: 'json', type: 'boolean', help: 'Print the whole result as JSON on stdout, and nothing else there.' },
       quiet,
       {
@@ -88,6 +96,7 @@ flags change them) and the declarations of the tools the policy may allow. Nothi
         help: 'A @sluice/permissions policy file (allow every tool).',
       },
       { name: 'language', type: 'string', value: 'typescript|python', help: 'Which declarations (typescript).' },
+      runtime,
       { ...quiet, help: 'Leave out the size note on stderr.' },
       ...budgets,
       help,
@@ -99,7 +108,8 @@ flags change them) and the declarations of the tools the policy may allow. Nothi
     synopsis: 'sluice demo',
     summary: 'Runs the bundled demo, printed as the model sees it.',
     description: `Runs four programs against sample tools: a TypeScript and a Python program that fan out,
-filter and aggregate, a call the policy denies, and a run that hits its wall clock.`,
+filter and aggregate, a call the policy denies (on the QuickJS runtime), and a run that hits
+its wall clock.`,
     options: [help],
     positionals: 0,
   },

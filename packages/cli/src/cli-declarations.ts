@@ -2,7 +2,7 @@ import type { ToolDeclarations } from '@sluice/code-mode';
 import type { CodeRuntimeLanguage } from '@sluice/code-runtime';
 import { createContext } from '@sluice/context';
 import type { Verbosity } from './cli-arguments.js';
-import { type BudgetSettings, createBudgetedRuntime } from './cli-budgets.js';
+import { type BudgetSettings, createBudgetedRuntime, type TypeScriptRuntimeName } from './cli-budgets.js';
 import { loadPolicy } from './cli-inputs.js';
 import { type CliIo, exitSuccess } from './cli-io.js';
 import { allowEverything, buildRunCodeTool } from './cli-run.js';
@@ -12,6 +12,8 @@ import { loadToolsModule } from './cli-tools-module.js';
 export interface DeclarationsCommandOptions {
   readonly tools: string;
   readonly language: CodeRuntimeLanguage;
+  /** The provider whose limits and program surface are described; worker-thread when absent. Refused for Python. */
+  readonly runtime?: TypeScriptRuntimeName | undefined;
   readonly policy: string | undefined;
   readonly verbosity: Verbosity;
   readonly budgets: BudgetSettings;
@@ -23,7 +25,7 @@ export interface DeclarationsCommandOptions {
  * runtime is created only to read its published limits.
  */
 export async function declarationsCommand(options: DeclarationsCommandOptions, io: CliIo): Promise<number> {
-  const runtime = createBudgetedRuntime(options.language, options.budgets);
+  const runtime = createBudgetedRuntime(options.language, options.budgets, options.runtime);
   const ctx = createContext();
   ctx.provide('codeRuntime', runtime);
   try {

@@ -9,7 +9,7 @@ import {
 import { createContext } from '@sluice/context';
 import type { Policy, PolicyDefinition, Tool } from '@sluice/permissions';
 import type { Verbosity } from './cli-arguments.js';
-import { type BudgetSettings, createBudgetedRuntime } from './cli-budgets.js';
+import { type BudgetSettings, createBudgetedRuntime, type TypeScriptRuntimeName } from './cli-budgets.js';
 import { loadPolicy, programLanguage, readProgram } from './cli-inputs.js';
 import { type CliIo, exitProgramFailure, exitSuccess, UsageError } from './cli-io.js';
 import { ProgressLine } from './cli-progress.js';
@@ -25,6 +25,8 @@ export interface RunCommandOptions {
   readonly tools: string | undefined;
   readonly policy: string | undefined;
   readonly language: CodeRuntimeLanguage | undefined;
+  /** The provider of a TypeScript/JavaScript program; worker-thread when absent. Refused for Python. */
+  readonly runtime?: TypeScriptRuntimeName | undefined;
   readonly json: boolean;
   readonly verbosity: Verbosity;
   readonly budgets: BudgetSettings;
@@ -34,7 +36,7 @@ export interface RunCommandOptions {
 export async function runCommand(options: RunCommandOptions, io: CliIo, signal?: AbortSignal): Promise<number> {
   const language = programLanguage(options.program, options.language, io.cwd);
   // Budgets are checked (by the provider) before anything is read or loaded.
-  const runtime = createBudgetedRuntime(language, options.budgets);
+  const runtime = createBudgetedRuntime(language, options.budgets, options.runtime);
   const ctx = createContext();
   ctx.provide('codeRuntime', runtime);
   const progress = new ProgressLine(options.verbosity === 'quiet' ? { write: () => {} } : io.stderr);

@@ -6,7 +6,10 @@ import { type CodeRuntime, specificationVersion } from '@sluice/code-runtime';
  * also a member of {@link Context} (`get`, `provide`) fails to compile.
  */
 export interface Capabilities {
-  /** Runs programs. Provided by `@sluice/code-runtime-worker-thread` or `@sluice/code-runtime-python`. */
+  /**
+   * Runs programs. Provided by `@sluice/code-runtime-worker-thread` or `@sluice/code-runtime-quickjs`
+   * (TypeScript), or `@sluice/code-runtime-python`.
+   */
   codeRuntime: CodeRuntime;
 }
 
@@ -32,7 +35,7 @@ export const builtInDeclarations: ReadonlyMap<string, CapabilityDeclaration> = n
   [
     'codeRuntime',
     {
-      install: ['@sluice/code-runtime-worker-thread', '@sluice/code-runtime-python'],
+      install: ['@sluice/code-runtime-worker-thread', '@sluice/code-runtime-quickjs', '@sluice/code-runtime-python'],
       check: codeRuntimeProblem,
     },
   ],

@@ -180,11 +180,11 @@ describe('Context.get', () => {
     expect(CapabilityMissingError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({
       capability: 'codeRuntime',
-      install: ['@sluice/code-runtime-worker-thread', '@sluice/code-runtime-python'],
+      install: ['@sluice/code-runtime-worker-thread', '@sluice/code-runtime-quickjs', '@sluice/code-runtime-python'],
     });
     expect((error as Error).message).toBe(
-      'No codeRuntime is provided to this context. Install @sluice/code-runtime-worker-thread or ' +
-        "@sluice/code-runtime-python and provide it where the context is created: ctx.provide('codeRuntime', value) " +
+      'No codeRuntime is provided to this context. Install @sluice/code-runtime-worker-thread, ' +
+        "@sluice/code-runtime-quickjs or @sluice/code-runtime-python and provide it where the context is created: ctx.provide('codeRuntime', value) " +
         'or ctx.plugin(plugin, settings).',
     );
   });

@@ -24,6 +24,10 @@ describe('createContext', () => {
     } catch (error) {
       if (api.CapabilityMissingError.isInstance(error)) install = error.install;
     }
-    expect(install).toEqual(['@sluice/code-runtime-worker-thread', '@sluice/code-runtime-python']);
+    expect(install).toEqual([
+      '@sluice/code-runtime-worker-thread',
+      '@sluice/code-runtime-quickjs',
+      '@sluice/code-runtime-python',
+    ]);
   });
 });

@@ -1,6 +1,7 @@
 import { createRunCodeTool, formatMs } from '@sluice/code-mode';
 import type { CodeRuntime, FailureKind } from '@sluice/code-runtime';
 import { createPythonCodeRuntime } from '@sluice/code-runtime-python';
+import { createQuickJsCodeRuntime } from '@sluice/code-runtime-quickjs';
 import { createWorkerThreadCodeRuntime } from '@sluice/code-runtime-worker-thread';
 import { createContext } from '@sluice/context';
 import { type CliIo, exitProgramFailure, exitSuccess } from '../cli-io.js';
@@ -15,7 +16,8 @@ export interface DemoOptions {
 
 interface Scenario {
   readonly program: DemoProgram;
-  readonly runtime: 'typescript' | 'python' | 'short';
+  /** `typescript` is the worker-thread provider; `quickjs` the QuickJS one; `short` worker-thread with a short wall clock. */
+  readonly runtime: 'typescript' | 'quickjs' | 'python' | 'short';
   /** How the run should end: `ok`, or the failure kind the scenario exists to show. */
   readonly expected: 'ok' | FailureKind;
 }
@@ -23,7 +25,7 @@ interface Scenario {
 const scenarios: readonly Scenario[] = [
   { program: triageProgram, runtime: 'typescript', expected: 'ok' },
   { program: offsiteProgram, runtime: 'python', expected: 'ok' },
-  { program: cleanupProgram, runtime: 'typescript', expected: 'ok' },
+  { program: cleanupProgram, runtime: 'quickjs', expected: 'ok' },
   { program: historyProgram, runtime: 'short', expected: 'timeout' },
 ];
 
@@ -32,7 +34,7 @@ const subRule = (title: string) => `---- ${title} ${'-'.repeat(Math.max(4, 96 - 
 
 /**
  * `sluice demo`: runs four programs through the `run_code` tool, against in-memory sample tools
- * and a policy, on the worker-thread and Python runtimes, and prints each exactly as the model
+ * and a policy, on the worker-thread, QuickJS and Python runtimes, and prints each exactly as the model
  * would send and read it, then the model round trips the programs replaced. Resolves with 0 when
  * every run ended as the demo intends (the last one by its wall clock), 1 otherwise.
  */
@@ -40,6 +42,7 @@ export async function runDemo(io: CliIo, options: DemoOptions = {}): Promise<num
   const shortWallTimeMs = options.shortWallTimeMs ?? 1_500;
   const contexts = {
     typescript: contextWith(createWorkerThreadCodeRuntime()),
+    quickjs: contextWith(createQuickJsCodeRuntime()),
     python: contextWith(createPythonCodeRuntime()),
     short: contextWith(createWorkerThreadCodeRuntime({ wallTimeMs: shortWallTimeMs })),
   };
@@ -61,7 +64,12 @@ export async function runDemo(io: CliIo, options: DemoOptions = {}): Promise<num
       const context = contexts[scenario.runtime];
       const runCode = createRunCodeTool({ context, tools: demoTools(), policy: demoPolicy });
       const { program } = scenario;
-      const note = scenario.runtime === 'short' ? ` This runtime's wall clock is ${formatMs(shortWallTimeMs)}.` : '';
+      const note =
+        scenario.runtime === 'short'
+          ? ` This runtime's wall clock is ${formatMs(shortWallTimeMs)}.`
+          : scenario.runtime === 'quickjs'
+            ? ' It runs on the QuickJS runtime (QuickJS in WebAssembly; `sluice run --runtime quickjs`), the others on TypeScript on worker threads or Python.'
+            : '';
       out(rule(`${index + 1}. ${program.title}`));
       out(`${program.point}${note}\n\n`);
       out(subRule('The model calls run_code with'));

@@ -31,3 +31,10 @@ export {
   sharedRunLimitSettings,
   stringSetting,
 } from './settings.js';
+export { webGlobalMakers, webGlobalsSource } from './web-globals.js';
+export { makeWebBasics } from './web-globals-basics.js';
+export { makeEncodingGlobals, type Utf8 } from './web-globals-encoding.js';
+export type { WebHooks, WebMade } from './web-globals-hooks.js';
+export { makeSearchParams, type Percent, type SearchParamsLink } from './web-globals-search-params.js';
+export { makeUrlGlobals } from './web-globals-url.js';
+export { makeUrlHost, type UrlHost } from './web-globals-url-host.js';

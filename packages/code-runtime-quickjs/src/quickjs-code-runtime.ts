@@ -17,7 +17,9 @@ export function describeQuickJsIsolation(settings: ResolvedQuickJsSettings): str
     `capped at ${Math.round(settings.memoryBytes / mebibyte)} MiB of QuickJS allocations and a WebAssembly memory ` +
     `maximum ${24} MiB above it, so running out is an error inside the guest. The guest's only globals are the ` +
     'standard built-ins (no SharedArrayBuffer, Atomics or WebAssembly), console, timers, performance.now, crypto ' +
-    'and the granted host functions, all built through the QuickJS API: no host object, file, network, process or ' +
+    'and the granted host functions, built through the QuickJS API, and web-standard helpers (URL, TextEncoder, ' +
+    'atob, structuredClone, AbortController and the like) made from plain JavaScript inside the guest on first use: ' +
+    'no host object, file, network, process or ' +
     'module loader is reachable, and only JSON text crosses, checked on the host. ' +
     `The ${settings.wallTimeMs} ms wall clock and ${settings.cpuTimeMs} ms CPU budget are enforced by the ` +
     "interpreter's interrupt handler, with termination of the thread as the backstop" +

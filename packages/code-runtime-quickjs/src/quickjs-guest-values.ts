@@ -8,8 +8,12 @@ export interface GuestIntrinsics {
   readonly isArray: QuickJSHandle;
   readonly getPrototypeOf: QuickJSHandle;
   readonly objectPrototype: QuickJSHandle;
+  readonly promisePrototype: QuickJSHandle;
   /** `(a, b) => a === b`: this build of QuickJS exposes no identity test of its own. */
   readonly same: QuickJSHandle;
+  /** `namespaceSource` and `awaitableSource`, evaluated on first need. */
+  namespace?: QuickJSHandle;
+  awaitable?: QuickJSHandle;
   /** Whether a value nests deeper than a limit: an iterative walk, evaluated on first need. */
   tooDeep?: QuickJSHandle;
 }
@@ -40,17 +44,17 @@ export function captureIntrinsics(context: QuickJSContext): GuestIntrinsics {
   const json = context.getProp(context.global, 'JSON');
   const object = context.getProp(context.global, 'Object');
   const array = context.getProp(context.global, 'Array');
+  const promise = context.getProp(context.global, 'Promise');
   const intrinsics = {
     stringify: context.getProp(json, 'stringify'),
     parse: context.getProp(json, 'parse'),
     isArray: context.getProp(array, 'isArray'),
     getPrototypeOf: context.getProp(object, 'getPrototypeOf'),
     objectPrototype: context.getProp(object, 'prototype'),
+    promisePrototype: context.getProp(promise, 'prototype'),
     same: context.unwrapResult(context.evalCode('(a, b) => a === b', 'sluice-same.js')),
   };
-  json.dispose();
-  object.dispose();
-  array.dispose();
+  for (const handle of [json, object, array, promise]) handle.dispose();
   return intrinsics;
 }
 
@@ -175,6 +179,9 @@ function violationOf(context: QuickJSContext, intrinsics: GuestIntrinsics, membe
       isSame(context, intrinsics, handle, intrinsics.objectPrototype)
     ) {
       return undefined;
+    }
+    if (isSame(context, intrinsics, handle, intrinsics.promisePrototype)) {
+      return 'is a Promise (a call or an async function that was not awaited: write `await` before it)';
     }
     const maker = context.getProp(handle, 'constructor');
     const name = context.typeof(maker) === 'function' ? context.getProp(maker, 'name') : undefined;

@@ -8,6 +8,13 @@ import type {
 import type { QuickJsEnding, QuickJsRunConfig, QuickJsStopCause, QuickJsToHost, WasmMemory } from './quickjs-frames.js';
 import { type GuestRandom, seededRandom, systemRandom, uuidFrom, virtualDateSource } from './quickjs-guest-clock.js';
 import {
+  awaitableSource,
+  installLazyWebGlobals,
+  lazyWebGlobals,
+  namespaceSource,
+  probedNames,
+} from './quickjs-guest-surface.js';
+import {
   captureIntrinsics,
   describeThrown,
   type Encoded,
@@ -21,6 +28,8 @@ const levels = { log: 1, info: 2, debug: 3, warn: 4, error: 5 } as const;
 
 interface GuestTimer {
   readonly callback: QuickJSHandle;
+  /** Arguments after the delay, passed to the callback (as WHATWG timers do). */
+  readonly args: QuickJSHandle[];
   readonly repeat: boolean;
   readonly delayMs: number;
   due: number;
@@ -56,6 +65,9 @@ export class GuestRun {
   #timerCount = 0;
   #logBytes = 0;
   #stopped: QuickJsStopCause | undefined;
+  /** What a web global's callback threw (an abort listener): the run ends with it as its exception. */
+  #failure: QuickJSHandle | undefined;
+  #freeWebGlobals: (() => void) | undefined;
   #ended = false;
   #virtualMs = 0;
   #idleCheck: ReturnType<typeof setImmediate> | undefined;
@@ -88,7 +100,7 @@ export class GuestRun {
   }
 
   #interrupt(): boolean {
-    if (this.#stopped !== undefined) return true;
+    if (this.#stopped !== undefined || this.#failure !== undefined) return true;
     if (Atomics.load(this.#control, 0) === this.seq) this.#stopped = 'interrupted';
     else if (this.#busyMs + (performance.now() - this.#turnStart) > this.#config.cpuTimeMs) this.#stopped = 'cpu-time';
     return this.#stopped !== undefined;
@@ -178,15 +190,28 @@ export class GuestRun {
     while (this.#runtime.hasPendingJob()) {
       const result = this.#runtime.executePendingJobs(-1);
       if (result.error !== undefined) {
-        // A job threw (an interrupt surfaces here too): the stop check below decides.
-        result.error.dispose();
-        if (this.#stopped !== undefined) return;
+        // An interrupt surfaces here: the stop check below decides.
+        if (this.#stopped !== undefined || this.#failure !== undefined) {
+          result.error.dispose();
+          return;
+        }
+        // Promise jobs settle promises and never throw out: this is a queueMicrotask callback's
+        // uncaught exception (or an allocation that failed), which ends the run as in the
+        // worker-thread provider.
+        this.#endWithThrown(result.error);
+        return;
       }
     }
   }
 
   #check(): void {
     if (this.#ended) return;
+    if (this.#failure !== undefined && this.#stopped === undefined) {
+      const failure = this.#failure;
+      this.#failure = undefined;
+      this.#endWithThrown(failure);
+      return;
+    }
     if (this.#stopped !== undefined) {
       this.#finish({ kind: 'stopped', cause: this.#stopped, detail: '' }, false);
       return;
@@ -234,7 +259,14 @@ export class GuestRun {
     });
   }
 
-  #endWithThrown(thrown: QuickJSHandle): void {
+  #endWithThrown(error: QuickJSHandle): void {
+    let thrown = error;
+    if (this.#failure !== undefined) {
+      // The interrupt that stopped the program for a failed callback surfaces here: the callback's error wins.
+      thrown.dispose();
+      thrown = this.#failure;
+      this.#failure = undefined;
+    }
     const isNull =
       this.#context.typeof(thrown) === 'object' && isSame(this.#context, this.#intrinsics, thrown, this.#context.null);
     const described = describeThrown(this.#context, thrown, isNull);
@@ -260,7 +292,10 @@ export class GuestRun {
     const peakMemoryBytes = this.#memory.buffer.byteLength;
     if (!trapped) {
       try {
-        for (const timer of this.#timers.values()) timer.callback.dispose();
+        for (const timer of this.#timers.values())
+          for (const handle of [timer.callback, ...timer.args]) handle.dispose();
+        this.#failure?.dispose();
+        this.#freeWebGlobals?.();
         for (const deferred of this.#pending.values()) deferred.dispose();
         this.#completion?.dispose();
         for (const handle of Object.values(this.#intrinsics)) (handle as QuickJSHandle | undefined)?.dispose();
@@ -322,8 +357,17 @@ export class GuestRun {
     );
     define(global, 'console', consoleObject);
 
-    this.#installTimers(define);
+    const timers = this.#installTimers(define);
     this.#installClock(define);
+    this.#freeWebGlobals = installLazyWebGlobals(context, {
+      ...timers,
+      fail: (error) => {
+        // Several listeners may throw in one turn: the first one ends the run.
+        this.#failure ??= error === undefined ? context.undefined : error.dup();
+      },
+      now: () => this.#now(),
+      random: () => this.#random.next(),
+    });
 
     const namespaces = new Map<string, QuickJSHandle>();
     const owners = new Map<string, string[]>();
@@ -341,54 +385,86 @@ export class GuestRun {
       hostFunction.dispose();
       owners.set(name, [...(owners.get(name) ?? []), namespace]);
     }
-    for (const [namespace, target] of namespaces) define(global, namespace, target);
-    // A name granted in one namespace is also a global, unless a global already has it.
+    for (const [namespace, target] of namespaces) {
+      // Any other identifier-like name is a function too: its call reaches the host, which refuses
+      // it, records it in `calls` and names what is available.
+      const ungranted = context.newFunction('ungranted', (key) => {
+        if (context.typeof(key) !== 'string') return;
+        const name = context.getString(key);
+        if (name.length === 0 || name.length > 64 || probedNames.has(name)) return;
+        return context.newFunction(name, (...args) => this.#hostCall(namespace, name, args));
+      });
+      const wrapped = context.unwrapResult(
+        context.callFunction(this.#helper('namespace'), context.undefined, target, ungranted),
+      );
+      ungranted.dispose();
+      target.dispose();
+      define(global, namespace, wrapped);
+    }
+    // A name granted in one namespace is also a global, unless a global already has it; one granted
+    // in several is a ReferenceError naming each.
     for (const [name, where] of owners) {
-      if (where.length !== 1) continue;
-      const existing = context.getProp(global, name);
-      const free = context.typeof(existing) === 'undefined';
-      existing.dispose();
-      if (!free) continue;
+      // (A web global is taken without reading it, which would make them all.)
+      if (lazyWebGlobals.includes(name)) continue;
+      if (context.getProp(global, name).consume((existing) => context.typeof(existing)) !== 'undefined') continue;
+      if (where.length !== 1) {
+        const message = `${name} is granted in more than one namespace; did you mean ${where.map((namespace) => `${namespace}.${name}`).join(' or ')}?`;
+        context.defineProp(global, name, {
+          configurable: true,
+          enumerable: false,
+          get: () => {
+            throw Object.assign(new Error(message), { name: 'ReferenceError' });
+          },
+        });
+        continue;
+      }
       const namespace = context.getProp(global, where[0]!);
       define(global, name, context.getProp(namespace, name));
       namespace.dispose();
     }
   }
 
-  #installTimers(define: (target: QuickJSHandle, name: string, value: QuickJSHandle) => void): void {
+  #installTimers(define: (target: QuickJSHandle, name: string, value: QuickJSHandle) => void): {
+    setTimeout: (callback: QuickJSHandle, delay?: QuickJSHandle) => QuickJSHandle;
+    clearTimeout: (id?: QuickJSHandle) => void;
+  } {
     const context = this.#context;
-    const add = (repeat: boolean) => (callback: QuickJSHandle, delay?: QuickJSHandle) => {
-      if (context.typeof(callback) !== 'function') throw new TypeError('The callback must be a function.');
-      this.#timerCount += 1;
-      if (this.#timerCount > this.#config.timers) {
-        throw new RangeError(
-          `The timer budget of ${this.#config.timers} setTimeout/setInterval calls per run is used up.`,
+    const add =
+      (repeat: boolean) =>
+      (callback: QuickJSHandle, delay?: QuickJSHandle, ...args: QuickJSHandle[]) => {
+        if (context.typeof(callback) !== 'function') throw new TypeError('The callback must be a function.');
+        this.#timerCount += 1;
+        if (this.#timerCount > this.#config.timers) {
+          throw new RangeError(
+            `The timer budget of ${this.#config.timers} setTimeout/setInterval calls per run is used up.`,
+          );
+        }
+        const requested = delay === undefined ? 0 : Number(context.dump(delay));
+        const delayMs = Math.min(
+          Math.max(0, Number.isFinite(requested) ? Math.trunc(requested) : 0),
+          this.#config.maxDelayMs,
         );
-      }
-      const requested = delay === undefined ? 0 : Number(context.dump(delay));
-      const delayMs = Math.min(
-        Math.max(0, Number.isFinite(requested) ? Math.trunc(requested) : 0),
-        this.#config.maxDelayMs,
-      );
-      const id = this.#timerCount;
-      const timer: GuestTimer = {
-        callback: callback.dup(),
-        repeat,
-        delayMs,
-        due: this.#virtualMs + delayMs,
-        handle: undefined,
+        const id = this.#timerCount;
+        const timer: GuestTimer = {
+          callback: callback.dup(),
+          args: args.map((handle) => handle.dup()),
+          repeat,
+          delayMs,
+          due: this.#virtualMs + delayMs,
+          handle: undefined,
+        };
+        this.#timers.set(id, timer);
+        this.#arm(id, timer);
+        return context.newNumber(id);
       };
-      this.#timers.set(id, timer);
-      this.#arm(id, timer);
-      return context.newNumber(id);
-    };
     const clear = (id?: QuickJSHandle) => {
       if (id === undefined || context.typeof(id) !== 'number') return;
       const key = context.getNumber(id);
       const timer = this.#timers.get(key);
       if (timer === undefined) return;
       clearTimeout(timer.handle);
-      timer.callback.dispose();
+      // A callback clearing its own interval is running: the call holds its own copy of the handles.
+      for (const handle of [timer.callback, ...timer.args]) handle.dispose();
       this.#timers.delete(key);
     };
     const global = context.global;
@@ -396,6 +472,16 @@ export class GuestRun {
     define(global, 'setInterval', context.newFunction('setInterval', add(true)));
     define(global, 'clearTimeout', context.newFunction('clearTimeout', clear));
     define(global, 'clearInterval', context.newFunction('clearInterval', clear));
+    return { setTimeout: add(false), clearTimeout: clear };
+  }
+
+  /** The guest helper of `namespaceSource` or `awaitableSource`, evaluated on first need. */
+  #helper(name: 'namespace' | 'awaitable'): QuickJSHandle {
+    const context = this.#context;
+    this.#intrinsics[name] ??= context.unwrapResult(
+      context.evalCode(name === 'namespace' ? namespaceSource : awaitableSource, `sluice-${name}.js`),
+    );
+    return this.#intrinsics[name];
   }
 
   #arm(id: number, timer: GuestTimer): void {
@@ -411,8 +497,11 @@ export class GuestRun {
       this.#arm(id, timer);
     } else this.#timers.delete(id);
     this.#turn(() => {
-      const result = this.#context.callFunction(timer.callback, this.#context.undefined);
-      if (!timer.repeat) timer.callback.dispose();
+      const callback = timer.callback.dup();
+      const args = timer.args.map((handle) => handle.dup());
+      if (!timer.repeat) for (const handle of [timer.callback, ...timer.args]) handle.dispose();
+      const result = this.#context.callFunction(callback, this.#context.undefined, ...args);
+      for (const handle of [callback, ...args]) handle.dispose();
       // What a timer callback throws fails the run, as in the worker-thread provider.
       if (result.error !== undefined) this.#endWithThrown(result.error);
       else result.value.dispose();
@@ -528,6 +617,12 @@ export class GuestRun {
       input: encoded.json ?? 'null',
       positional,
     });
-    return deferred.handle.dup();
+    return context
+      .newString(`${namespace}.${name}`)
+      .consume((label) =>
+        context.unwrapResult(
+          context.callFunction(this.#helper('awaitable'), context.undefined, deferred.handle, label),
+        ),
+      );
   }
 }

@@ -107,9 +107,13 @@ export class QuickJsPool {
       if (!this.#slots.delete(slot)) return;
       const index = this.#idle.indexOf(slot);
       if (index !== -1) this.#idle.splice(index, 1);
-      void slot.retire().then(() => {
-        if (!this.#closed && this.#waiters.length > 0) this.#fill();
-      });
+      void slot
+        .retire()
+        .then(() => {
+          if (!this.#closed && this.#waiters.length > 0) this.#fill();
+        })
+        // A failure to refill must not become an unhandled rejection; the next run refills.
+        .catch(() => {});
       if (!this.#closed) this.#fill();
       return;
     }

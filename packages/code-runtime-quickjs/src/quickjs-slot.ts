@@ -62,7 +62,8 @@ export class QuickJsSlot {
     // The exit event that follows ends the run.
     this.#worker.on('error', () => {});
     this.exited = new Promise((resolve) => this.#worker.once('exit', () => resolve()));
-    this.exited.then(() => this.#onExit());
+    // A bug of ours in the exit handler must not become an unhandled rejection that ends the host.
+    void this.exited.then(() => this.#onExit()).catch(() => {});
   }
 
   get state(): 'starting' | 'idle' | 'busy' | 'gone' {

@@ -1,10 +1,13 @@
+import {
+  makeEncodingGlobals,
+  makeSearchParams,
+  makeUrlGlobals,
+  makeUrlHost,
+  makeWebBasics,
+  type WebHooks,
+  type WebMade,
+} from '@sluice/code-runtime-kit';
 import { describe, expect, it } from 'vitest';
-import { makeWebBasics } from './prelude-web-basics.js';
-import { makeEncodingGlobals } from './prelude-web-encoding.js';
-import type { WebHooks, WebMade } from './prelude-web-hooks.js';
-import { makeSearchParams } from './prelude-web-search-params.js';
-import { makeUrlGlobals } from './prelude-web-url.js';
-import { makeUrlHost } from './prelude-web-url-host.js';
 
 // The prelude's web globals, made here in the test's realm (as the prelude makes them in a run's
 // context) and compared with Node's own implementations on the cases programs meet.

@@ -1,3 +1,13 @@
+// The web-global makers are the kit's (shared with the QuickJS provider), taken from its built file
+// by path so that esbuild bundles them into this package's scripts: the worker process may read only
+// its own script, so it cannot import the kit when it runs.
+import {
+  makeEncodingGlobals,
+  makeSearchParams,
+  makeUrlGlobals,
+  makeUrlHost,
+  makeWebBasics,
+} from '../../code-runtime-kit/dist/web-globals.js';
 import { makeInspector } from './prelude-inspect.js';
 import { captureIntrinsics } from './prelude-intrinsics.js';
 import { makeJsonWriter } from './prelude-json.js';
@@ -6,11 +16,6 @@ import { preludeMain } from './prelude-main.js';
 import { installMeter } from './prelude-meter.js';
 import { makePrintf } from './prelude-printf.js';
 import { makeTimers } from './prelude-timers.js';
-import { makeWebBasics } from './prelude-web-basics.js';
-import { makeEncodingGlobals } from './prelude-web-encoding.js';
-import { makeSearchParams } from './prelude-web-search-params.js';
-import { makeUrlGlobals } from './prelude-web-url.js';
-import { makeUrlHost } from './prelude-web-url-host.js';
 import { hardenWorkerRealm } from './worker-harden.js';
 import { workerMain } from './worker-main.js';
 

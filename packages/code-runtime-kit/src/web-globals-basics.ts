@@ -1,4 +1,4 @@
-import type { WebHooks, WebMade } from './prelude-web-hooks.js';
+import type { WebHooks, WebMade } from './web-globals-hooks.js';
 
 /**
  * Makes `DOMException`, `AbortController`, `AbortSignal`, `structuredClone`, `crypto`

@@ -1,5 +1,5 @@
-import type { WebHooks, WebMade } from './prelude-web-hooks.js';
-import type { Percent } from './prelude-web-search-params.js';
+import type { WebHooks, WebMade } from './web-globals-hooks.js';
+import type { Percent } from './web-globals-search-params.js';
 
 /** The URL parser's host parsing (internal, never a global). */
 export interface UrlHost {

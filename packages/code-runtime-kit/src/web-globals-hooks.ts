@@ -1,10 +1,11 @@
 /**
- * What the prelude hands each maker of web globals. Everything in it was created in the run's
- * context: the prelude's own timers, its way to fail the run, and built-ins captured before the
- * program ran (after the memory meter, so buffers made for the program are charged).
+ * What a provider hands each maker of web globals. Everything in it was created in the run's
+ * context (or is a function of the guest's own): the provider's own timers, its way to fail the
+ * run, and built-ins captured before the program ran (the worker-thread prelude captures them after
+ * its memory meter, so buffers made for the program are charged).
  */
 export interface WebHooks {
-  /** The prelude's `setTimeout`: counted against the `timers` budget. */
+  /** The provider's `setTimeout`: counted against the `timers` budget. */
   readonly setTimeout: (callback: () => void, ms: number) => number;
   readonly clearTimeout: (id: number) => void;
   /** Ends the run with `error` as its exception, as an uncaught error in a callback would. */

@@ -1,6 +1,6 @@
-import type { WebHooks, WebMade } from './prelude-web-hooks.js';
-import type { Percent, SearchParamsLink } from './prelude-web-search-params.js';
-import type { UrlHost } from './prelude-web-url-host.js';
+import type { WebHooks, WebMade } from './web-globals-hooks.js';
+import type { Percent, SearchParamsLink } from './web-globals-search-params.js';
+import type { UrlHost } from './web-globals-url-host.js';
 
 /**
  * Makes `URL` in the run's context: a parser written for the cases programs meet (absolute and

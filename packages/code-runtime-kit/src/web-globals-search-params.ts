@@ -1,5 +1,5 @@
-import type { Utf8 } from './prelude-web-encoding.js';
-import type { WebHooks, WebMade } from './prelude-web-hooks.js';
+import type { Utf8 } from './web-globals-encoding.js';
+import type { WebHooks, WebMade } from './web-globals-hooks.js';
 
 /** Percent-encoding helpers shared with the URL parser (internal, never a global). */
 export interface Percent {

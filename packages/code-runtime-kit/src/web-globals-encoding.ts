@@ -1,4 +1,4 @@
-import type { WebHooks, WebMade } from './prelude-web-hooks.js';
+import type { WebHooks, WebMade } from './web-globals-hooks.js';
 
 /** UTF-8 helpers shared by the encoding globals and the URL parser, built inside the context. */
 export interface Utf8 {

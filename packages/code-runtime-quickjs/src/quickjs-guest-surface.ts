@@ -1,0 +1,169 @@
+import { webGlobalsSource } from '@sluice/code-runtime-kit';
+import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten-core';
+
+// QuickJS compiles about 0.05-0.1 ms per small function in WebAssembly, so each helper below is
+// parsed only in a run that needs it. Both capture the guest's built-ins as they were before the program.
+
+/**
+ * Guest source, evaluated in a run that has bindings: `(functions, ungranted) => namespace`, the
+ * namespace as the program sees it — a granted name is its function; for any other key,
+ * `ungranted(key)` (a host function) answers.
+ */
+export const namespaceSource = `(() => {
+'use strict';
+const Wrap = Proxy, hasOwn = Object.hasOwn;
+return (functions, ungranted) => new Wrap(functions, { get: (target, key) => typeof key === 'string' && hasOwn(target, key) ? target[key] : ungranted(key) });
+})()`;
+
+/**
+ * Guest source, evaluated at a run's first host call: `(call, label) => promise`, a host call's
+ * promise whose fields read before `await` throw naming the fix, while `await`, `then` (the one
+ * captured before the program) and every other promise method work as on the promise itself.
+ */
+export const awaitableSource = `(() => {
+'use strict';
+const apply = Reflect.apply, Wrap = Proxy, then = Promise.prototype.then, TypeErrorConstructor = TypeError;
+return (call, label) => new Wrap(call, { get(target, key) {
+  if (key === 'then') return (...args) => apply(then, target, args);
+  if (typeof key !== 'string' || key in target) {
+    const value = target[key];
+    return typeof value === 'function' ? (...args) => apply(value, target, args) : value;
+  }
+  if (key !== 'toJSON') throw new TypeErrorConstructor(label + '(...) returns a Promise, which has no .' + key + ': write \`(await ' + label + '(...)).' + key + '\` to read the result.');
+} });
+})()`;
+
+/** Names a caller or a library probes on any object: never taken for a call of an ungranted name. */
+export const probedNames: ReadonlySet<string> = new Set([
+  'then',
+  'toJSON',
+  'constructor',
+  'toString',
+  'valueOf',
+  'toLocaleString',
+  'hasOwnProperty',
+  'isPrototypeOf',
+  'propertyIsEnumerable',
+  '__proto__',
+  'inspect',
+  'asymmetricMatch',
+  'nodeType',
+  '$$typeof',
+]);
+
+/**
+ * The web globals made in the guest on first use, from the kit's makers (the code the
+ * worker-thread provider evaluates in its context). `crypto` and `performance` are left out: this
+ * provider builds its own, which follow the deterministic mode.
+ */
+export const lazyWebGlobals: readonly string[] = [
+  'URL',
+  'URLSearchParams',
+  'TextEncoder',
+  'TextDecoder',
+  'atob',
+  'btoa',
+  'structuredClone',
+  'AbortController',
+  'AbortSignal',
+  'DOMException',
+];
+
+/** Guest source whose value is `(hooks) => globals`: about 43 KB, 15 ms to parse, so only in a run that uses one. */
+export const webMakersSource = webGlobalsSource();
+
+/** What the made web globals reach of the run: its timers, its way to fail, its clock and randomness. */
+export interface WebGlobalHooks {
+  readonly setTimeout: (callback: QuickJSHandle, delay?: QuickJSHandle) => QuickJSHandle;
+  readonly clearTimeout: (id?: QuickJSHandle) => void;
+  /** Ends the run with `error` as its exception (what an abort listener threw). */
+  readonly fail: (error: QuickJSHandle | undefined) => void;
+  readonly now: () => number;
+  readonly random: () => number;
+}
+
+/**
+ * Defines the web globals on the guest's global object as accessors, built through the QuickJS
+ * API (nothing parsed): the first read or write of any of them evaluates the makers inside the
+ * guest and replaces every accessor by the value made. Returns what frees the made globals.
+ */
+export function installLazyWebGlobals(context: QuickJSContext, hooks: WebGlobalHooks): () => void {
+  let made: QuickJSHandle | undefined;
+  let define: QuickJSHandle | undefined;
+  const startedAt = hooks.now();
+  // The API defines only read-only data properties: a made global is writable, as in the worker-thread provider.
+  const data = (name: string, value: QuickJSHandle) =>
+    context
+      .newString(name)
+      .consume((key) =>
+        context.unwrapResult(context.callFunction(define!, context.undefined, context.global, key, value)).dispose(),
+      );
+  const make = (): QuickJSHandle => {
+    if (made !== undefined) return made;
+    const pair = context.unwrapResult(
+      context.evalCode(
+        `[${webMakersSource}, (target, key, value) => { Object.defineProperty(target, key, { value, writable: true, enumerable: false, configurable: true }); }]`,
+        'sluice-web-globals.js',
+      ),
+    );
+    const maker = context.getProp(pair, 0);
+    define ??= context.getProp(pair, 1);
+    pair.dispose();
+    const guestHooks = context.newObject();
+    const put = (name: string, value: QuickJSHandle) => {
+      context.setProp(guestHooks, name, value);
+      value.dispose();
+    };
+    put(
+      'setTimeout',
+      context.newFunction('setTimeout', (callback, delay) => hooks.setTimeout(callback, delay)),
+    );
+    put(
+      'clearTimeout',
+      context.newFunction('clearTimeout', (id) => hooks.clearTimeout(id)),
+    );
+    put(
+      'fail',
+      context.newFunction('fail', (error) => hooks.fail(error)),
+    );
+    put(
+      'now',
+      context.newFunction('now', () => context.newNumber(hooks.now())),
+    );
+    put(
+      'random',
+      context.newFunction('random', () => context.newNumber(hooks.random())),
+    );
+    put(
+      'startedAt',
+      context.newFunction('startedAt', () => context.newNumber(startedAt)),
+    );
+    put(
+      'describe',
+      context.newFunction('describe', () => {}),
+    );
+    const result = context.callFunction(maker, context.undefined, guestHooks);
+    maker.dispose();
+    guestHooks.dispose();
+    // A guest error (the program broke a built-in the makers use): thrown on, inside the guest.
+    if (result.error !== undefined) throw result.error;
+    made = result.value;
+    for (const name of lazyWebGlobals) context.getProp(result.value, name).consume((value) => data(name, value));
+    return made;
+  };
+  for (const name of lazyWebGlobals) {
+    context.defineProp(context.global, name, {
+      configurable: true,
+      enumerable: false,
+      get: () => context.getProp(make(), name),
+      set: (value) => {
+        make();
+        data(name, value);
+      },
+    });
+  }
+  return () => {
+    made?.dispose();
+    define?.dispose();
+  };
+}

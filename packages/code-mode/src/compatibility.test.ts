@@ -14,9 +14,10 @@ import {
 import { typescriptPrograms } from './__fixtures__/compatibility/typescript-programs.js';
 import { typescriptWorkflows } from './__fixtures__/compatibility/typescript-workflows.js';
 
-// Programs in the shapes models write, run through run_code on every provider (TypeScript on worker-thread and QuickJS, Python on CPython). Each returns the
-// value it states or fails with a message naming the fix; a case marked `gap` does neither yet and
-// is expected to fail here, so fixing it turns this run red until the mark is removed.
+// Programs in the shapes models write, run through run_code on every provider (TypeScript on
+// worker-thread and QuickJS, Python on CPython). Each returns the value it states or fails with a
+// message naming the fix; a case marked `gap` (for every provider, or in a suite's `gaps` for one)
+// does neither yet and is expected to fail here, so fixing it turns this run red until it is unmarked.
 
 interface Suite {
   readonly name: string;

@@ -42,4 +42,27 @@ describe('convertAiSdkTools', () => {
     const signal = new AbortController().signal;
     expect(await tools[0]!.execute({}, { signal, runId: 'r', callId: 'c1' })).toBe('three');
   });
+
+  it('survives a stream whose return() throws when its run ends', async () => {
+    const hostile = tool({
+      description: 'A stream that refuses to stop.',
+      inputSchema: z.object({}),
+      execute: () => ({
+        [Symbol.asyncIterator]() {
+          return {
+            next: () =>
+              new Promise<IteratorResult<number>>((resolve) => setTimeout(() => resolve({ done: false, value: 1 }), 5)),
+            get return(): () => never {
+              throw new Error('no return for you');
+            },
+          };
+        },
+      }),
+    });
+    const { tools } = await convertAiSdkTools({ hostile }, () => undefined);
+    const run = new AbortController();
+    const result = tools[0]!.execute({}, { signal: run.signal, runId: 'r', callId: 'c1' });
+    setTimeout(() => run.abort('timeout'), 20);
+    await expect(result).rejects.toThrow('The run ended (timeout) while the tool was still streaming.');
+  });
 });

@@ -100,7 +100,11 @@ async function lastValue(output: unknown, signal: AbortSignal): Promise<unknown>
     }
   } finally {
     signal.removeEventListener('abort', onAbort);
-    if (signal.aborted) void Promise.resolve(iterator.return?.()).catch(() => {});
+    // The tool's own code: a `return` that throws, or a getter that does, must not escape the run.
+    if (signal.aborted)
+      void Promise.resolve()
+        .then(() => iterator.return?.())
+        .catch(() => {});
   }
 }
 

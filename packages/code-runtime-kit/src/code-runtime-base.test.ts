@@ -43,6 +43,15 @@ function thrownBy(action: () => unknown): unknown {
 }
 
 describe('CodeRuntimeBase', () => {
+  it('refuses a deterministic run on a runtime that cannot give one, naming what to do', () => {
+    const runtime = new RecordingRuntime();
+    const error = thrownBy(() => runtime.start({ program: 'return 1;', deterministic: { seed: 1, startTime: 0 } }));
+    expect(error).toBeInstanceOf(InvalidRequestError);
+    expect((error as InvalidRequestError).field).toBe('deterministic');
+    expect(String(error)).toMatch(/recording code runtime cannot run a program deterministically; leave out/);
+    expect(runtime.launched).toHaveLength(0);
+  });
+
   it('launches a request and hands back the run, which settles when the provider finishes it', async () => {
     const runtime = new RecordingRuntime();
     expect(runtime.specificationVersion).toBe('code-runtime-v1');

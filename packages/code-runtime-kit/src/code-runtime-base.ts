@@ -1,5 +1,6 @@
 import {
   type CodeRun,
+  type CodeRunDeterminism,
   type CodeRunRequest,
   type CodeRunResult,
   type CodeRuntime,
@@ -13,6 +14,11 @@ import {
 } from '@sluice/code-runtime';
 import { RunController } from './run-controller.js';
 import { pickRunLimits, type RunLimits } from './run-limits.js';
+
+/** What {@link CodeRuntimeBase.launch} gets besides the program: the request's determinism, when asked for. */
+export interface LaunchOptions {
+  readonly deterministic?: CodeRunDeterminism;
+}
 
 /**
  * The part of a provider that is the same for every backend: request validation, the run
@@ -40,7 +46,7 @@ export abstract class CodeRuntimeBase implements CodeRuntime {
    * provider must eventually call `run.finish(...)`, and must kill the substrate when `run.signal`
    * aborts before it finished the run itself. A throw here ends the run as `substrate-exit`.
    */
-  protected abstract launch(run: RunController, program: string): void;
+  protected abstract launch(run: RunController, program: string, options: LaunchOptions): void;
 
   /** Stops every substrate and resolves once they are gone. Called once, after every run has ended. */
   protected abstract shutdown(): Promise<void>;
@@ -56,7 +62,7 @@ export abstract class CodeRuntimeBase implements CodeRuntime {
         message: `This ${this.id} code runtime was disposed; create a new one to run more programs.`,
       });
     }
-    const { program, bindings, signal, onEvent } = validateRequest(request);
+    const { program, bindings, signal, onEvent, deterministic } = validateRequest(request, this);
     const run = new RunController({ bindings: normalizeBindings(bindings), limits: this.limits, signal, onEvent });
     if (run.ended) return run.run;
 
@@ -75,7 +81,7 @@ export abstract class CodeRuntimeBase implements CodeRuntime {
     const forget = () => this.#active.delete(run);
     run.result.then(forget, forget);
     try {
-      this.launch(run, program);
+      this.launch(run, program, deterministic === undefined ? {} : { deterministic });
     } catch (error) {
       run.finish({
         ok: false,
@@ -107,7 +113,7 @@ export abstract class CodeRuntimeBase implements CodeRuntime {
   }
 }
 
-function validateRequest(request: CodeRunRequest): CodeRunRequest {
+function validateRequest(request: CodeRunRequest, runtime: CodeRuntime): CodeRunRequest {
   if (typeof request !== 'object' || request === null) {
     throw new InvalidRequestError({
       message: 'The request must be an object with a `program` string.',
@@ -127,5 +133,34 @@ function validateRequest(request: CodeRunRequest): CodeRunRequest {
   if (onEvent !== undefined && typeof onEvent !== 'function') {
     throw new InvalidRequestError({ message: 'request.onEvent must be a function.', field: 'onEvent' });
   }
+  if (request.deterministic !== undefined) checkDeterminism(request.deterministic, runtime);
   return request;
+}
+
+function checkDeterminism(deterministic: CodeRunDeterminism, runtime: CodeRuntime): void {
+  if (runtime.determinism === undefined) {
+    throw new InvalidRequestError({
+      message: `The ${runtime.id} code runtime cannot run a program deterministically; leave out request.deterministic, or use a runtime that has \`determinism\` (the quickjs provider).`,
+      field: 'deterministic',
+    });
+  }
+  if (typeof deterministic !== 'object' || deterministic === null) {
+    throw new InvalidRequestError({
+      message: 'request.deterministic must be an object like { seed: 7, startTime: 1764547200000 }.',
+      field: 'deterministic',
+    });
+  }
+  const { seed, startTime } = deterministic;
+  if (!Number.isInteger(seed) || seed < 0 || seed >= 2 ** 32) {
+    throw new InvalidRequestError({
+      message: `request.deterministic.seed must be an integer in [0, 2^32), got ${String(seed)}.`,
+      field: 'deterministic.seed',
+    });
+  }
+  if (!Number.isSafeInteger(startTime) || startTime < 0) {
+    throw new InvalidRequestError({
+      message: `request.deterministic.startTime must be milliseconds since the Unix epoch (a non-negative integer), got ${String(startTime)}.`,
+      field: 'deterministic.startTime',
+    });
+  }
 }

@@ -1,4 +1,4 @@
-export { CodeRuntimeBase } from './code-runtime-base.js';
+export { CodeRuntimeBase, type LaunchOptions } from './code-runtime-base.js';
 export { compileInThread, terminateCompileThread } from './compile-thread.js';
 export { FifoQueue } from './fifo-queue.js';
 export { JsonLineReader } from './json-lines.js';

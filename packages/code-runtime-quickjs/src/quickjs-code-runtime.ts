@@ -1,5 +1,6 @@
-import type { CodeRuntimeLanguage } from '@sluice/code-runtime';
-import { CodeRuntimeBase, ProgramCompiler, type RunController } from '@sluice/code-runtime-kit';
+import type { CodeRunDeterminism, CodeRuntimeDeterminism, CodeRuntimeLanguage } from '@sluice/code-runtime';
+import { CodeRuntimeBase, type LaunchOptions, ProgramCompiler, type RunController } from '@sluice/code-runtime-kit';
+import { quickJsFingerprint } from './quickjs-fingerprint.js';
 import { QuickJsPool } from './quickjs-pool.js';
 import {
   type QuickJsCodeRuntimeSettings,
@@ -51,8 +52,17 @@ export class QuickJsCodeRuntime extends CodeRuntimeBase {
     this.#pool = new QuickJsPool(settings);
   }
 
-  protected launch(run: RunController, program: string): void {
-    this.#launch(run, program).catch((error: unknown) => {
+  /**
+   * Every run can be deterministic (`request.deterministic`, or the `deterministic` setting): the
+   * guest's clock and randomness come from the host. The fingerprint hashes the WebAssembly engine,
+   * the worker's guest code and the web globals' source, so it changes when any of them does.
+   */
+  get determinism(): CodeRuntimeDeterminism {
+    return { fingerprint: quickJsFingerprint() };
+  }
+
+  protected launch(run: RunController, program: string, options: LaunchOptions): void {
+    this.#launch(run, program, options.deterministic ?? this.settings.deterministic).catch((error: unknown) => {
       run.finish({
         ok: false,
         failure: {
@@ -63,7 +73,7 @@ export class QuickJsCodeRuntime extends CodeRuntimeBase {
     });
   }
 
-  async #launch(run: RunController, source: string): Promise<void> {
+  async #launch(run: RunController, source: string, deterministic: CodeRunDeterminism | undefined): Promise<void> {
     const compiled = await this.#compiler.compile(source);
     if (run.ended) return;
     if (!compiled.ok) {
@@ -76,7 +86,7 @@ export class QuickJsCodeRuntime extends CodeRuntimeBase {
       this.#pool.release(slot);
       return;
     }
-    slot.execute(run, compiled.program);
+    slot.execute(run, compiled.program, deterministic);
   }
 
   protected shutdown(): Promise<void> {

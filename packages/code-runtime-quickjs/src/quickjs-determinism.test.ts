@@ -44,3 +44,56 @@ describe('QuickJS deterministic mode', () => {
     expect(await runOnce(8)).not.toBe(await runOnce(7));
   }, 60_000);
 });
+
+describe('QuickJS determinism per run (request.deterministic)', () => {
+  // Host results that arrive in the opposite order of the calls: a deterministic run still sees
+  // them in call order, so the interleaving of its logs cannot depend on the host's timing.
+  const bindings = {
+    tools: {
+      echo: async (input: unknown) => {
+        const { delayMs } = input as { delayMs: number };
+        await new Promise((resolve) => setTimeout(resolve, delayMs));
+        return input as { delayMs: number };
+      },
+    },
+  };
+  const fanOut = `
+const order = [];
+await Promise.all([30, 1].map(async (delayMs) => { await tools.echo({ delayMs }); order.push(delayMs); }));
+return { order, at: Date.now(), random: Math.random() };
+`;
+
+  it('makes one runtime give repeatable runs with different seeds, and ordinary runs between them', async () => {
+    const runtime = createQuickJsCodeRuntime({ poolSize: 1 });
+    try {
+      const run = async (seed: number) => {
+        const result = await runtime.run({ program: fanOut, bindings, deterministic: { seed, startTime: 5_000 } });
+        return JSON.stringify({ ok: result.ok, value: result.ok ? result.value : result.failure, logs: result.logs });
+      };
+      const first = await run(11);
+      const plain = await runtime.run({ program: 'return Date.now() > 1_700_000_000_000', bindings });
+      expect(plain).toMatchObject({ ok: true, value: true });
+      expect(await run(11)).toBe(first);
+      expect(await run(12)).not.toBe(first);
+      expect(JSON.parse(first)).toMatchObject({ ok: true, value: { order: [30, 1], at: 5_002 } });
+    } finally {
+      await runtime.dispose();
+    }
+  }, 60_000);
+
+  it('publishes a fingerprint that names the engine', () => {
+    const runtime = createQuickJsCodeRuntime({ poolSize: 1 });
+    expect(runtime.determinism.fingerprint).toMatch(/^quickjs-ng:[0-9a-f]{32}$/);
+    expect(createQuickJsCodeRuntime({ poolSize: 1 }).determinism.fingerprint).toBe(runtime.determinism.fingerprint);
+  });
+
+  it('refuses a malformed determinism before anything runs', () => {
+    const runtime = createQuickJsCodeRuntime({ poolSize: 1 });
+    expect(() => runtime.start({ program: 'return 1', deterministic: { seed: -1, startTime: 0 } })).toThrow(
+      /seed must be an integer in \[0, 2\^32\)/,
+    );
+    expect(() => runtime.start({ program: 'return 1', deterministic: { seed: 1, startTime: Number.NaN } })).toThrow(
+      /startTime must be milliseconds since the Unix epoch/,
+    );
+  });
+});

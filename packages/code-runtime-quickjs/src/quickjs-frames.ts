@@ -42,7 +42,14 @@ export interface QuickJsRunConfig {
 
 /** What the host sends a worker. */
 export type HostToQuickJs =
-  | { readonly type: 'run'; readonly seq: number; readonly code: string; readonly bindings: readonly string[] }
+  | {
+      readonly type: 'run';
+      readonly seq: number;
+      readonly code: string;
+      readonly bindings: readonly string[];
+      /** This run's determinism, in place of the runtime's setting. */
+      readonly deterministic?: { readonly seed: number; readonly startTime: number };
+    }
   | {
       readonly type: 'reply';
       readonly seq: number;

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { FifoQueue, type RunController } from '@sluice/code-runtime-kit';
+import { quickJsWasmPath } from './quickjs-fingerprint.js';
 import { type QuickJsRunConfig, type WasmModule, wasmApi } from './quickjs-frames.js';
 import type { ResolvedQuickJsSettings } from './quickjs-settings.js';
 import { QuickJsSlot } from './quickjs-slot.js';
@@ -9,9 +9,7 @@ let compiled: Promise<WasmModule> | undefined;
 
 /** The QuickJS-ng WebAssembly module, compiled once per process and shared by every worker of every runtime. */
 function wasmModule(): Promise<WasmModule> {
-  compiled ??= readFile(createRequire(import.meta.url).resolve('@jitl/quickjs-ng-wasmfile-release-sync/wasm')).then(
-    (bytes) => wasmApi.compile(bytes),
-  );
+  compiled ??= readFile(quickJsWasmPath).then((bytes) => wasmApi.compile(bytes));
   return compiled;
 }
 

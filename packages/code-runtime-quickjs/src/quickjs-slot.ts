@@ -1,11 +1,12 @@
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import type { CodeRunDeterminism } from '@sluice/code-runtime';
 import type { CompiledProgram, RunController } from '@sluice/code-runtime-kit';
 import { describeQuickJsEnding } from './quickjs-failures.js';
 import type { QuickJsRunConfig, QuickJsToHost, QuickJsWorkerBoot, WasmModule } from './quickjs-frames.js';
 import type { ResolvedQuickJsSettings } from './quickjs-settings.js';
 
-const workerScript = fileURLToPath(new URL('../dist/quickjs-worker-main.js', import.meta.url));
+export const workerScript = fileURLToPath(new URL('../dist/quickjs-worker-main.js', import.meta.url));
 const levelNames = ['log', 'log', 'info', 'debug', 'warn', 'error'] as const;
 // A run the interrupt handler cannot stop (a long native operation) is ended by terminating the thread.
 const backstopMs = 250;
@@ -71,14 +72,22 @@ export class QuickJsSlot {
   }
 
   /** Runs `program` for `controller`. Only on an idle slot. */
-  execute(controller: RunController, program: CompiledProgram): void {
+  execute(controller: RunController, program: CompiledProgram, deterministic?: CodeRunDeterminism): void {
     this.#state = 'busy';
     this.#seq += 1;
     const run: ActiveRun = { controller, program, seq: this.#seq };
     this.#run = run;
     controller.signal.addEventListener('abort', () => this.#stop(run), { once: true });
     const bindings = [...controller.bindings.keys()];
-    this.#worker.postMessage({ type: 'run', seq: run.seq, code: program.code, bindings });
+    this.#worker.postMessage({
+      type: 'run',
+      seq: run.seq,
+      code: program.code,
+      bindings,
+      ...(deterministic === undefined
+        ? {}
+        : { deterministic: { seed: deterministic.seed, startTime: deterministic.startTime } }),
+    });
   }
 
   /** Terminates the thread. Idempotent; resolves when it has exited. */

@@ -35,7 +35,9 @@ function start(module: QuickJSWASMModule): void {
       if (current !== undefined) return;
       let run: GuestRun;
       try {
-        run = new GuestRun(module, memory, control, boot.config, message.seq, send, (retire) => {
+        const config =
+          message.deterministic === undefined ? boot.config : { ...boot.config, deterministic: message.deterministic };
+        run = new GuestRun(module, memory, control, config, message.seq, send, (retire) => {
           if (current === run) current = undefined;
           // The engine is not trusted after a trap or a runtime that would not free: the host
           // terminates this thread, and nothing more runs here meanwhile.

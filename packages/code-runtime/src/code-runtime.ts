@@ -53,6 +53,36 @@ export interface CodeRunRequest {
   readonly signal?: AbortSignal;
   /** Receives {@link CodeRunEvent}s in order while the run is going. A listener that throws is ignored. */
   readonly onEvent?: (event: CodeRunEvent) => void;
+  /**
+   * Runs the program deterministically (what durable replay needs): only on a runtime that has
+   * {@link CodeRuntime.determinism}; elsewhere `start` throws `InvalidRequestError`.
+   */
+  readonly deterministic?: CodeRunDeterminism;
+}
+
+/**
+ * What makes one run repeatable. Given the same program, the same determinism and the same host
+ * results, a deterministic run makes the same calls with the same arguments, in the same order, and
+ * prints and returns the same, byte for byte.
+ */
+export interface CodeRunDeterminism {
+  /** Seeds every source of randomness the program can read. An integer in [0, 2^32). */
+  readonly seed: number;
+  /**
+   * Milliseconds since the Unix epoch that the program's clock reads at its start. The clock then
+   * advances only with the program's timers and its host calls' results, never with real time.
+   */
+  readonly startTime: number;
+}
+
+/** What a runtime that can run programs deterministically says about it. */
+export interface CodeRuntimeDeterminism {
+  /**
+   * Names the engine and everything that decides what a program sees for given host results (the
+   * engine's version, the globals' implementation, the provider's version). Replaying a journal
+   * recorded under another fingerprint is unsafe; a durable host refuses it.
+   */
+  readonly fingerprint: string;
 }
 
 /** A run in progress. */
@@ -111,6 +141,11 @@ export interface CodeRuntime {
    * `@sluice/code-runtime-kit` always do). Read them to tell a model its real limits.
    */
   readonly limits?: CodeRuntimeLimits;
+  /**
+   * Present when the runtime can run a program deterministically (see
+   * {@link CodeRunRequest.deterministic}); absent when it cannot, which is an honest answer.
+   */
+  readonly determinism?: CodeRuntimeDeterminism;
   /**
    * Starts a run. Throws only for misuse: a request that is malformed ({@link InvalidRequestError})
    * or a disposed runtime ({@link RuntimeDisposedError}). Everything the program does is in the result.

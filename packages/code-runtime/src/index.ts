@@ -41,8 +41,10 @@ export type {
 export {
   type Bindings,
   type CodeRun,
+  type CodeRunDeterminism,
   type CodeRunRequest,
   type CodeRuntime,
+  type CodeRuntimeDeterminism,
   type CodeRuntimeLanguage,
   type CodeRuntimeLimits,
   type HostCallContext,

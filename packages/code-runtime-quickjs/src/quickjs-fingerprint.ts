@@ -1,23 +1,27 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { webGlobalsSource } from '@sluice/code-runtime-kit';
 import { workerScript } from './quickjs-slot.js';
 
+const require = createRequire(import.meta.url);
+
 /** The WebAssembly build of QuickJS-ng every worker instantiates. */
-export const quickJsWasmPath = createRequire(import.meta.url).resolve('@jitl/quickjs-ng-wasmfile-release-sync/wasm');
+export const quickJsWasmPath = require.resolve('@jitl/quickjs-ng-wasmfile-release-sync/wasm');
 
 let fingerprint: string | undefined;
 
 /**
- * `quickjs-ng:` and a SHA-256 (hex, first 32 digits) over everything that decides what a program
- * sees for given host results: the engine's WebAssembly bytes, the worker's guest code (globals,
- * value crossing, clock, delivery order) and the web globals' source. Read once per process.
+ * `quickjs-ng:` and a SHA-256 (hex, first 32 digits) over the files that decide what a program sees
+ * for given host results, as the workers load them: the engine's WebAssembly bytes, the worker's
+ * guest code (globals, value crossing, clock, delivery order) and the kit it imports (the web
+ * globals). Files rather than loaded code, so the host's own loader (a test runner's transform)
+ * cannot change it. Read once per process.
  */
 export function quickJsFingerprint(): string {
   if (fingerprint === undefined) {
     const hash = createHash('sha256');
-    for (const part of [readFileSync(quickJsWasmPath), readFileSync(workerScript), webGlobalsSource()]) {
+    const kit = require.resolve('@sluice/code-runtime-kit');
+    for (const part of [readFileSync(quickJsWasmPath), readFileSync(workerScript), readFileSync(kit)]) {
       hash.update(part);
       hash.update('\0');
     }

@@ -34,6 +34,12 @@ export interface Tool {
    * a throw is taken as a refusal with its message.
    */
   parseInput?(input: JsonValue): Promise<ParsedInput> | ParsedInput;
+  /**
+   * For durable runs: `'safe'` when running the tool again with the same input does no harm (a
+   * read, or an idempotent write), so a call that was in flight when its host died runs again on
+   * resume. Absent: such a call is not run again, and the program gets an `interrupted` error.
+   */
+  readonly replay?: 'safe';
   /** Does the work. Called only for an allowed (and, when asked, approved) call with valid input: the `parseInput` value when the tool has one. */
   execute(input: JsonValue, context: ToolExecuteContext): Promise<JsonValue> | JsonValue;
 }

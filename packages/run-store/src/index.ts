@@ -1,0 +1,21 @@
+export { createPGliteRunStore, type PGliteRunStoreSettings } from './pglite-run-store.js';
+export { createPostgresRunStore, type PostgresRunStoreSettings } from './postgres-run-store.js';
+export {
+  type JournalEntry,
+  type JournalIntent,
+  type JournalOutcome,
+  type PauseDecision,
+  type PauseRecord,
+  type RunRecord,
+  type RunStatus,
+  type RunStore,
+  type StartRecord,
+  storedValueLimits,
+} from './run-store.js';
+export {
+  RunStoreConflictError,
+  RunStoreError,
+  RunStoreExpiredError,
+  RunStoreLimitError,
+  RunStoreNotFoundError,
+} from './run-store-errors.js';

@@ -1,0 +1,308 @@
+import {
+  type Bindings,
+  findJsonViolation,
+  foreignText,
+  type HostCallContext,
+  type HostFunction,
+  type JsonValue,
+} from '@sluice/code-runtime';
+import type { ApprovalAnswer, ApprovalRequest } from '@sluice/permissions';
+import type { JournalEntry, JournalIntent, JournalOutcome, PauseRecord, RunStore } from '@sluice/run-store';
+
+/** What a journaled run needs from its runner. */
+export interface JournalHooks {
+  /** Whether `namespace.name` may run again when it was in flight at a crash (`replay: 'safe'`). */
+  readonly replaySafe: (namespace: string, name: string) => boolean;
+  /** Ends the run now; `reason` becomes its `abort` failure's message. */
+  readonly stop: (reason: string) => void;
+  /** Bytes of an error message kept, as the runtime's host-call budget. */
+  readonly messageBytes: number;
+}
+
+/** How a run that asked for approval stopped: the pause it wrote. */
+export type PendingPause = Omit<PauseRecord, 'decision'> & { readonly binding: string };
+
+/**
+ * One execution of a durable run: numbers its host calls in the order the program makes them,
+ * answers those the journal already holds from it, commits the intent of each new call before its
+ * host function runs and the outcome after, and stops the run when the program takes another path
+ * than the journal records (a divergence) or a call must wait for an approval (a pause).
+ *
+ * Only a deterministic program (same seed, start time and results) can be replayed this way: it
+ * makes its calls in the same order, so call `seq` of a rerun is call `seq` of the first run.
+ */
+export class JournalSession {
+  readonly #store: RunStore;
+  readonly #runId: string;
+  readonly #journal: readonly JournalEntry[];
+  readonly #pauses: ReadonlyMap<number, PauseRecord>;
+  readonly #hooks: JournalHooks;
+  readonly #seqByCall = new Map<string, number>();
+  readonly #running = new Set<number>();
+  /** Calls waiting for an approval: their answer is the pause, never journaled as an outcome. */
+  readonly #held = new Set<number>();
+  #calls = 0;
+  #divergence: string | undefined;
+  #pause: PendingPause | undefined;
+  #stopped = false;
+  #failure: string | undefined;
+
+  constructor(
+    store: RunStore,
+    runId: string,
+    journal: readonly JournalEntry[],
+    pauses: readonly PauseRecord[],
+    hooks: JournalHooks,
+  ) {
+    this.#store = store;
+    this.#runId = runId;
+    this.#journal = journal;
+    this.#pauses = new Map(pauses.map((pause) => [pause.seq, pause]));
+    this.#hooks = hooks;
+  }
+
+  /** The divergence that stopped the run, in words naming both calls. */
+  get divergence(): string | undefined {
+    return this.#divergence;
+  }
+
+  /** The pause that stopped the run. */
+  get pause(): PendingPause | undefined {
+    return this.#pause;
+  }
+
+  /** A failure of the store itself (the journal could not be written), which stopped the run. */
+  get storeFailure(): string | undefined {
+    return this.#failure;
+  }
+
+  /** Host calls made so far, replayed ones included. */
+  get calls(): number {
+    return this.#calls;
+  }
+
+  /** Replayed calls: those the journal held when this execution started. */
+  get replayed(): number {
+    return Math.min(this.#calls, this.#journal.length);
+  }
+
+  /**
+   * `bindings` with every function journaled, except those in `local`: deterministic functions of
+   * the start record (the stored values) that run again on every replay and are not journaled.
+   */
+  wrap(bindings: Bindings, local: Bindings = {}): Bindings {
+    const wrapped: Record<string, Record<string, HostFunction>> = {};
+    for (const [namespace, functions] of Object.entries(bindings)) {
+      wrapped[namespace] = {};
+      for (const [name, fn] of Object.entries(functions)) {
+        wrapped[namespace][name] = (input, context) => this.#call(namespace, name, fn, input, context);
+      }
+    }
+    for (const [namespace, functions] of Object.entries(local)) {
+      wrapped[namespace] = { ...wrapped[namespace], ...functions };
+    }
+    return wrapped;
+  }
+
+  /**
+   * The approval hook for `deriveBindings`: a call whose pause has a decision gets it; any other
+   * `ask` pauses the run. Resolves only once the run has stopped (the answer is then not used).
+   */
+  approve = async (request: ApprovalRequest, reason: string, expiresAt: number): Promise<ApprovalAnswer> => {
+    const seq = this.#seqByCall.get(request.callId);
+    if (seq === undefined) return { decision: 'deny', reason: 'The call was not journaled.' };
+    const existing = this.#pauses.get(seq);
+    if (existing?.decision !== undefined) return existing.decision;
+    // Every call that asks gets its pause (a rerun finds it again and keeps its token); the first
+    // is the one reported, and the others are decided one after another as the reruns reach them.
+    this.#held.add(seq);
+    const pause: PendingPause = existing
+      ? { ...withoutDecision(existing), binding: request.binding }
+      : {
+          token: pauseToken(),
+          runId: this.#runId,
+          seq,
+          tool: request.tool,
+          binding: request.binding,
+          input: request.arguments,
+          reason,
+          createdAt: Date.now(),
+          expiresAt,
+        };
+    if (existing === undefined) {
+      try {
+        const { binding: _binding, ...record } = pause;
+        await this.#store.createPause(record);
+      } catch (error) {
+        this.#fail(error);
+        return { decision: 'deny', reason: 'The run could not pause.' };
+      }
+    }
+    this.#pause ??= pause;
+    this.#stopWhenQuiet();
+    return new Promise((resolve) => {
+      const settle = () => resolve({ decision: 'deny', reason: 'The run paused for an approval.' });
+      if (request.signal.aborted) settle();
+      else request.signal.addEventListener('abort', settle, { once: true });
+    });
+  };
+
+  async #call(
+    namespace: string,
+    name: string,
+    fn: HostFunction,
+    input: JsonValue,
+    context: HostCallContext,
+  ): Promise<JsonValue> {
+    this.#calls += 1;
+    const seq = this.#calls;
+    this.#seqByCall.set(context.callId, seq);
+    const intent: JournalIntent = {
+      namespace,
+      name,
+      input,
+      ...(context.positional === undefined ? {} : { positional: context.positional }),
+    };
+    const recorded = this.#journal[seq - 1];
+    if (recorded !== undefined) {
+      if (!sameIntent(recorded.intent, intent)) {
+        this.#diverge(seq, recorded.intent, intent);
+        return new Promise(() => {});
+      }
+      if (recorded.outcome !== undefined) return settle(recorded.outcome);
+      // In flight when the last execution stopped: at a crash, or at a pause (decided or not: the
+      // approval is asked again, and answered by the decision or paused again with the same token).
+      if (this.#pauses.has(seq) || this.#hooks.replaySafe(namespace, name)) {
+        return this.#live(seq, `${namespace}.${name}`, fn, input, context);
+      }
+      const outcome: JournalOutcome = { ok: false, message: interruptedMessage(namespace, name) };
+      if (!(await this.#record(seq, outcome))) return new Promise(() => {});
+      return settle(outcome);
+    }
+    // Once the run is pausing or stopped, a new call is held: it is made again, live, on resume.
+    if (this.#pause !== undefined || this.#stopped) return new Promise(() => {});
+    try {
+      const stored = await this.#store.recordIntent(this.#runId, seq, intent);
+      if (!sameIntent(stored.intent, intent)) {
+        this.#diverge(seq, stored.intent, intent);
+        return new Promise(() => {});
+      }
+    } catch (error) {
+      this.#fail(error);
+      return new Promise(() => {});
+    }
+    return this.#live(seq, `${namespace}.${name}`, fn, input, context);
+  }
+
+  async #live(
+    seq: number,
+    binding: string,
+    fn: HostFunction,
+    input: JsonValue,
+    context: HostCallContext,
+  ): Promise<JsonValue> {
+    this.#running.add(seq);
+    let outcome: JournalOutcome;
+    try {
+      outcome = journalOutcome(await fn(input, context), binding, this.#hooks.messageBytes);
+    } catch (error) {
+      outcome = { ok: false, message: foreignText(error, this.#hooks.messageBytes) };
+    } finally {
+      this.#running.delete(seq);
+    }
+    // A paused call's own answer is the pause's denial: the decision on resume replaces it.
+    if (this.#held.has(seq)) return new Promise(() => {});
+    if (!(await this.#record(seq, outcome))) return new Promise(() => {});
+    if (this.#pause !== undefined) this.#stopWhenQuiet();
+    return settle(outcome);
+  }
+
+  async #record(seq: number, outcome: JournalOutcome): Promise<boolean> {
+    try {
+      await this.#store.recordOutcome(this.#runId, seq, outcome);
+      return true;
+    } catch (error) {
+      this.#fail(error);
+      return false;
+    }
+  }
+
+  /** Stops the run for its pause once no other call is running (their outcomes are then journaled). */
+  #stopWhenQuiet(): void {
+    const pause = this.#pause;
+    if (pause === undefined || [...this.#running].some((seq) => !this.#held.has(seq))) return;
+    this.#stop(`The run paused: ${pause.binding} waits for an approval (${pause.reason}).`);
+  }
+
+  #diverge(seq: number, recorded: JournalIntent, asked: JournalIntent): void {
+    this.#divergence ??=
+      `The program took another path than its journal: call ${seq} was ${describeIntent(recorded)} when the run ` +
+      `started, and is ${describeIntent(asked)} now. A durable program must make the same calls with the same ` +
+      'arguments on every run; the journal was left as it was.';
+    this.#stop(this.#divergence);
+  }
+
+  #fail(error: unknown): void {
+    this.#failure ??= `The run store failed, so the run stopped: ${foreignText(error, this.#hooks.messageBytes)}`;
+    this.#stop(this.#failure);
+  }
+
+  #stop(reason: string): void {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    this.#hooks.stop(reason);
+  }
+}
+
+/** The message a program gets for a call that was running when its host died and may not run twice. */
+export function interruptedMessage(namespace: string, name: string): string {
+  return (
+    `interrupted: ${namespace}.${name} was running when its host stopped, and it may or may not have taken effect. ` +
+    'It is not run again because the tool does not declare replay: "safe". Check its effect before calling it again.'
+  );
+}
+
+/**
+ * The outcome to journal for a host function's value. What the program sees is the JSON text's
+ * value, on the first run as on a replay; a value that is not JSON is journaled as the error the
+ * program gets (`undefined` is `null`, as for any host call).
+ */
+function journalOutcome(value: unknown, binding: string, messageBytes: number): JournalOutcome {
+  const result = value === undefined ? null : value;
+  const violation = findJsonViolation(result);
+  if (violation !== undefined) {
+    const message = `${binding} returned a value that is not JSON: ${violation.problem} at ${violation.path}.`;
+    return { ok: false, message: foreignText(message, messageBytes) };
+  }
+  return { ok: true, value: JSON.parse(JSON.stringify(result)) as JsonValue };
+}
+
+function settle(outcome: JournalOutcome): Promise<JsonValue> {
+  return outcome.ok ? Promise.resolve(outcome.value) : Promise.reject(new Error(outcome.message));
+}
+
+function sameIntent(left: JournalIntent, right: JournalIntent): boolean {
+  return (
+    left.namespace === right.namespace &&
+    left.name === right.name &&
+    JSON.stringify(left.input) === JSON.stringify(right.input) &&
+    JSON.stringify(left.positional ?? null) === JSON.stringify(right.positional ?? null)
+  );
+}
+
+function describeIntent(intent: JournalIntent): string {
+  const text = JSON.stringify(intent.positional ?? intent.input) ?? 'null';
+  const shown = text.length > 200 ? `${text.slice(0, 200)}…` : text;
+  return `${intent.namespace}.${intent.name}(${shown})`;
+}
+
+function withoutDecision(pause: PauseRecord): Omit<PauseRecord, 'decision'> {
+  const { decision: _decision, ...rest } = pause;
+  return rest;
+}
+
+function pauseToken(): string {
+  const bytes = new Uint8Array(24);
+  crypto.getRandomValues(bytes);
+  return `pause_${Buffer.from(bytes).toString('base64url')}`;
+}

@@ -1,0 +1,393 @@
+import { randomInt, randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import {
+  type Bindings,
+  type CodeRunEvent,
+  type CodeRunResult,
+  type CodeRuntime,
+  InvalidSettingsError,
+  type JsonValue,
+  SluiceError,
+  type SluiceErrorOptions,
+} from '@sluice/code-runtime';
+import {
+  type ApprovalRequest,
+  type DeriveBindingsOptions,
+  deriveBindings,
+  type PolicySource,
+  type Tool,
+  toolBindingName,
+} from '@sluice/permissions';
+import {
+  type PauseDecision,
+  type PauseRecord,
+  type RunRecord,
+  type RunStore,
+  RunStoreExpiredError,
+  type StartRecord,
+} from '@sluice/run-store';
+import { JournalSession, type PendingPause } from './durable-journal.js';
+import { RunValues } from './durable-values.js';
+
+/**
+ * The version of what turns a journal into what a program sees (result mapping, stored values,
+ * the `sluice` helpers). Part of every fingerprint: a run started before a change is not replayed by
+ * different code.
+ */
+export const durableVersion = 1;
+
+/** Options of {@link createDurableRuns}. */
+export interface DurableRunsOptions {
+  /** Runs the programs; it must publish `determinism` (the QuickJS provider does). */
+  readonly runtime: CodeRuntime;
+  /** Where start records, journals, pauses and stored values live (`@sluice/run-store`). */
+  readonly store: RunStore;
+  /** The tools programs may call, as for `deriveBindings`; a tool may declare `replay: 'safe'`. */
+  readonly tools: readonly Tool[];
+  /** Decides each call when it is made (see `@sluice/permissions`). */
+  readonly policy: PolicySource;
+  /**
+   * Permission options. `approve` is used only when `pauseOnAsk` is `false`; otherwise an `ask`
+   * pauses the run and {@link DurableRuns.decide} answers it.
+   */
+  readonly permissions?: DeriveBindingsOptions;
+  /** More host functions (not tools): journaled like tools, never run again after a crash. */
+  readonly bindings?: Bindings;
+  /** Whether a policy `ask` pauses the run (default `true`) rather than waiting for `permissions.approve`. */
+  readonly pauseOnAsk?: boolean;
+  /** How long a pause token can be decided, in ms. Default 7 days. */
+  readonly pauseTtlMs?: number;
+  /** Names this host process in run leases. Default `<hostname>:<pid>:<random>`. */
+  readonly owner?: string;
+  /** How long a lease holds without renewal, in ms (renewed every third of it while running). Default 30 000. */
+  readonly leaseMs?: number;
+}
+
+/** Per-call options of {@link DurableRuns}. */
+export interface DurableRunOptions {
+  /** Aborting it cancels the run; it then ends as an `abort` failure, finished. */
+  readonly signal?: AbortSignal;
+  /** Streams logs and host calls as they happen; a replay streams the replayed ones again. */
+  readonly onEvent?: (event: CodeRunEvent) => void;
+}
+
+/** What {@link DurableRuns.start} runs. */
+export interface DurableStart extends DurableRunOptions {
+  readonly program: string;
+  /**
+   * The run's id, unique in the store: the caller's own (for example the model's tool-call id), so
+   * it can resume the run after a crash without having seen an outcome. Default `durable_<UUID>`.
+   */
+  readonly runId?: string;
+  /** The conversation whose values `sluice.load` reads and a successful run's `sluice.store` writes. */
+  readonly conversation?: string;
+}
+
+/** A call waiting for an approval. */
+export interface DurablePause {
+  /** Give it to {@link DurableRuns.decide}. */
+  readonly token: string;
+  /** The tool as policies name it, how the program called it, and the arguments it would get. */
+  readonly tool: string;
+  readonly binding: string;
+  readonly input: JsonValue;
+  readonly reason: string;
+  /** Milliseconds since the epoch after which the token is refused. */
+  readonly expiresAt: number;
+}
+
+/**
+ * How a durable run stands. `finished`: it ended (well or not) and `result` is final. `paused`: a
+ * call waits for an approval; `result` is the run so far (its logs and calls). `diverged`: a rerun
+ * took another path than the journal; `result` is the stopped rerun, `message` names both calls.
+ */
+export type DurableOutcome =
+  | { readonly status: 'finished'; readonly runId: string; readonly result: CodeRunResult }
+  | { readonly status: 'paused'; readonly runId: string; readonly result: CodeRunResult; readonly pause: DurablePause }
+  | { readonly status: 'diverged'; readonly runId: string; readonly result: CodeRunResult; readonly message: string };
+
+/** Durable runs over one runtime, store, tool set and policy. Create with {@link createDurableRuns}. */
+export interface DurableRuns {
+  /** The fingerprint recorded in start records: the runtime's and this layer's version. */
+  readonly fingerprint: string;
+  /** Starts a run and resolves with how it stands when this execution stops. Never rejects for what the program did. */
+  start(input: DurableStart): Promise<DurableOutcome>;
+  /**
+   * Continues a run whose host stopped (a crash, a deploy): runs the program again from its start
+   * record, answering its journaled calls from the journal. A finished or paused run resolves with
+   * its outcome as stored. Rejects with {@link DurableRunError} for an unknown run, a run another
+   * host holds, or a fingerprint that differs.
+   */
+  resume(runId: string, options?: DurableRunOptions): Promise<DurableOutcome>;
+  /**
+   * Gives the decision for a pause and continues its run by replay. Deciding the same token again
+   * resolves with the same outcome (the first decision stands). Rejects with {@link DurableRunError}
+   * for an unknown or expired token.
+   */
+  decide(token: string, decision: PauseDecision, options?: DurableRunOptions): Promise<DurableOutcome>;
+}
+
+const durableRunMarker: unique symbol = Symbol.for('sluice.error.DurableRunError');
+
+/** A durable run cannot be started, resumed or decided: the message says why and what to do. */
+export class DurableRunError extends SluiceError {
+  readonly [durableRunMarker] = true;
+
+  constructor(options: SluiceErrorOptions) {
+    super(options);
+    this.name = 'DurableRunError';
+  }
+
+  /** Whether `error` is a {@link DurableRunError} from any copy of this package. */
+  static override isInstance(error: unknown): error is DurableRunError {
+    return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[durableRunMarker] === true;
+  }
+}
+
+const defaultLeaseMs = 30_000;
+const defaultPauseTtlMs = 7 * 24 * 60 * 60 * 1000;
+
+/**
+ * Durable runs (DESIGN §10, seed `002_680c99bef20a19ba.txt`): each host call is numbered in the
+ * order the program makes it, its intent committed to the store before the tool runs and its
+ * outcome after; a rerun starts the program again from its start record (program, seed, start
+ * time, fingerprint) on a deterministic runtime and answers recorded calls from the journal.
+ * Throws {@link InvalidSettingsError} when the runtime cannot run deterministically.
+ */
+export function createDurableRuns(options: DurableRunsOptions): DurableRuns {
+  const { runtime, store, tools, policy } = options;
+  if (runtime.determinism === undefined) {
+    throw new InvalidSettingsError({
+      message: `The ${runtime.id} code runtime cannot run programs deterministically, so its runs cannot be replayed. Use a runtime that publishes \`determinism\`, such as the quickjs provider.`,
+      setting: 'runtime',
+    });
+  }
+  checkOptions(options);
+  const fingerprint = `${runtime.determinism.fingerprint}+durable-${durableVersion}`;
+  const owner = options.owner ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const leaseMs = options.leaseMs ?? defaultLeaseMs;
+  const pauseTtlMs = options.pauseTtlMs ?? defaultPauseTtlMs;
+  const pauseOnAsk = options.pauseOnAsk ?? true;
+  const naming = {
+    ...(options.permissions?.defaultNamespace === undefined
+      ? {}
+      : { defaultNamespace: options.permissions.defaultNamespace }),
+    ...(options.permissions?.splitNamespaces === undefined
+      ? {}
+      : { splitNamespaces: options.permissions.splitNamespaces }),
+  };
+  const safe = new Set(
+    tools.filter((tool) => tool.replay === 'safe').map((tool) => bindingPath(toolBindingName(tool.name, naming))),
+  );
+  const messageBytes = runtime.limits?.hostCallBytes ?? 64 * 1024;
+
+  const execute = async (record: RunRecord, runOptions: DurableRunOptions): Promise<DurableOutcome> => {
+    const { start } = record;
+    if (start.fingerprint !== fingerprint) {
+      throw new DurableRunError({
+        message: `Run ${start.runId} was started under ${start.fingerprint} and this host runs ${fingerprint}: replaying its journal on another engine or version could give the program different results. Resume it on a host with the same runtime and versions.`,
+      });
+    }
+    const [journal, pauses] = await Promise.all([store.readJournal(start.runId), store.listPauses(start.runId)]);
+    let stop: (reason: string) => void = () => {};
+    const session = new JournalSession(store, start.runId, journal, pauses, {
+      replaySafe: (namespace, name) => safe.has(`${namespace}.${name}`),
+      stop: (reason) => stop(reason),
+      messageBytes,
+    });
+    const values = new RunValues(start.conversation, snapshotOf(start.metadata));
+    const approve = (request: ApprovalRequest) =>
+      session.approve(
+        request,
+        request.rule?.description ?? 'the policy asks for approval of this call',
+        Date.now() + pauseTtlMs,
+      );
+    const permissions: DeriveBindingsOptions = {
+      ...options.permissions,
+      ...(pauseOnAsk ? { approve, approvalTimeoutMs: pauseTtlMs } : {}),
+    };
+    const bindings = session.wrap(
+      { ...deriveBindings(tools, policy, permissions), ...options.bindings },
+      { sluice: values.bindings() },
+    );
+    if (record.status === 'paused') await store.setStatus(start.runId, 'running');
+    const lease = setInterval(
+      () => void store.claimRun(start.runId, owner, leaseMs).catch(() => {}),
+      Math.max(100, Math.floor(leaseMs / 3)),
+    );
+    lease.unref();
+    try {
+      const run = runtime.start({
+        program: start.program,
+        bindings,
+        deterministic: { seed: start.seed, startTime: start.startTime },
+        ...(runOptions.signal === undefined ? {} : { signal: runOptions.signal }),
+        ...(runOptions.onEvent === undefined ? {} : { onEvent: runOptions.onEvent }),
+      });
+      stop = (reason) => run.cancel(reason);
+      const result = await run.result;
+      return await settleRun(start, result, session, values);
+    } finally {
+      clearInterval(lease);
+      await store.releaseRun(start.runId, owner).catch(() => {});
+    }
+  };
+
+  const settleRun = async (
+    start: StartRecord,
+    result: CodeRunResult,
+    session: JournalSession,
+    values: RunValues,
+  ): Promise<DurableOutcome> => {
+    const runId = start.runId;
+    if (session.storeFailure !== undefined) {
+      // Nothing is final: the journal is as far as the store took it, and the run can be resumed.
+      throw new DurableRunError({ message: `${session.storeFailure} Resume run ${runId} once the store is back.` });
+    }
+    if (session.pause !== undefined) {
+      await store.setStatus(runId, 'paused');
+      return { status: 'paused', runId, result, pause: publicPause(session.pause) };
+    }
+    const outcome: DurableOutcome =
+      session.divergence === undefined
+        ? { status: 'finished', runId, result }
+        : { status: 'diverged', runId, result, message: session.divergence };
+    if (outcome.status === 'finished' && result.ok && start.conversation !== undefined) {
+      const changes = values.changes;
+      if (Object.keys(changes).length > 0) await store.commitValues(start.conversation, changes);
+    }
+    await store.setStatus(runId, 'finished', outcome as unknown as JsonValue);
+    return outcome;
+  };
+
+  /**
+   * The run, held by this host, or already finished. When another host holds it, `wait` waits for
+   * that host to finish it (a decision given twice at once); otherwise that is an error.
+   */
+  const claim = async (runId: string, wait: boolean): Promise<RunRecord> => {
+    for (;;) {
+      const record = await store.getRun(runId);
+      if (record === undefined)
+        throw new DurableRunError({ message: `There is no durable run ${runId} in this store.` });
+      if (record.status === 'finished' || (await store.claimRun(runId, owner, leaseMs))) return record;
+      if (!wait) {
+        throw new DurableRunError({
+          message: `Run ${runId} is held by ${record.owner ?? 'another host'} until ${new Date(record.leaseExpiresAt ?? 0).toISOString()}; resume it after that, or from that host.`,
+        });
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+
+  return {
+    fingerprint,
+    async start(input) {
+      if (typeof input?.program !== 'string' || input.program.trim() === '') {
+        throw new DurableRunError({ message: 'start({ program }) needs the program as a non-empty string.' });
+      }
+      const snapshot = input.conversation === undefined ? {} : await store.readValues(input.conversation);
+      const start: StartRecord = {
+        runId: input.runId ?? `durable_${randomUUID()}`,
+        ...(input.conversation === undefined ? {} : { conversation: input.conversation }),
+        program: input.program,
+        language: runtime.language,
+        seed: randomInt(0, 2 ** 32),
+        startTime: Date.now(),
+        fingerprint,
+        metadata: { values: snapshot },
+      };
+      await store.createRun(start, owner, leaseMs);
+      const now = Date.now();
+      return execute({ start, status: 'running', owner, createdAt: now, updatedAt: now }, input);
+    },
+    async resume(runId, runOptions = {}) {
+      const record = await claim(runId, false);
+      if (record.status === 'finished') return record.outcome as unknown as DurableOutcome;
+      if (record.status === 'paused') {
+        const waiting = (await store.listPauses(runId)).find((pause) => pause.decision === undefined);
+        if (waiting !== undefined) {
+          await store.releaseRun(runId, owner);
+          throw new DurableRunError({
+            message: `Run ${runId} waits for an approval of ${waiting.tool}: continue it with decide(token, decision), using the token its paused outcome gave.`,
+          });
+        }
+      }
+      return execute(record, runOptions);
+    },
+    async decide(token, decision, runOptions = {}) {
+      if ((await store.getPause(token)) === undefined) {
+        throw new DurableRunError({ message: 'There is no pause with this token: check the token, or the store.' });
+      }
+      const decided = await decidePause(store, token, decision);
+      const record = await claim(decided.runId, true);
+      if (record.status === 'finished') return record.outcome as unknown as DurableOutcome;
+      return execute(record, runOptions);
+    },
+  };
+}
+
+const maxTimerMs = 2_147_483_647;
+
+function checkOptions(options: DurableRunsOptions): void {
+  const store = options.store as Partial<RunStore> | undefined;
+  if (typeof store?.createRun !== 'function' || typeof store.readJournal !== 'function') {
+    throw new InvalidSettingsError({
+      message: 'store must be a run store from @sluice/run-store, such as createPGliteRunStore().',
+      setting: 'store',
+    });
+  }
+  for (const [setting, value, minimum] of [
+    ['leaseMs', options.leaseMs, 100],
+    ['pauseTtlMs', options.pauseTtlMs, 1],
+  ] as const) {
+    if (value !== undefined && (!Number.isInteger(value) || value < minimum || value > maxTimerMs)) {
+      throw new InvalidSettingsError({
+        message: `${setting} must be an integer number of milliseconds from ${minimum} to ${maxTimerMs}, got ${String(value)}.`,
+        setting,
+      });
+    }
+  }
+  if (options.owner !== undefined && (typeof options.owner !== 'string' || options.owner === '')) {
+    throw new InvalidSettingsError({ message: 'owner must be a non-empty string naming this host.', setting: 'owner' });
+  }
+}
+
+async function decidePause(store: RunStore, token: string, decision: PauseDecision): Promise<PauseRecord> {
+  if (decision?.decision !== 'allow' && decision?.decision !== 'deny') {
+    throw new DurableRunError({
+      message: "decide(token, decision): decision must be { decision: 'allow' } or { decision: 'deny', reason? }.",
+    });
+  }
+  try {
+    return await store.decidePause(token, decision);
+  } catch (error) {
+    if (RunStoreExpiredError.isInstance(error)) {
+      throw new DurableRunError({
+        message: `This pause token expired before a decision came: ${error.message}`,
+        cause: error,
+      });
+    }
+    throw error;
+  }
+}
+
+function publicPause(pause: PendingPause): DurablePause {
+  return {
+    token: pause.token,
+    tool: pause.tool,
+    binding: pause.binding,
+    input: pause.input,
+    reason: pause.reason,
+    expiresAt: pause.expiresAt,
+  };
+}
+
+function snapshotOf(metadata: JsonValue | undefined): Record<string, JsonValue> {
+  if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) return {};
+  const values = metadata.values;
+  return typeof values === 'object' && values !== null && !Array.isArray(values) ? values : {};
+}
+
+function bindingPath(name: { namespace: string; name: string }): string {
+  return `${name.namespace}.${name.name}`;
+}

@@ -1,0 +1,13 @@
+export { interruptedMessage } from './durable-journal.js';
+export {
+  createDurableRuns,
+  type DurableOutcome,
+  type DurablePause,
+  DurableRunError,
+  type DurableRunOptions,
+  type DurableRuns,
+  type DurableRunsOptions,
+  type DurableStart,
+  durableVersion,
+} from './durable-runs.js';
+export { maxStoredKeyLength } from './durable-values.js';

@@ -59,7 +59,9 @@ export class LogReader {
   ): boolean {
     // Seq before end: the worker stores them the other way round, so a matching seq means the end is this run's.
     if (Atomics.load(this.#header, 1) !== this.#seq) return end === this.#position || end === 0;
-    if (!Number.isSafeInteger(end) || end < this.#position || end > this.#data.length) return end === this.#position;
+    if (!Number.isSafeInteger(end) || end > this.#data.length) return false;
+    // A turn's end can lag behind what a poll has read since (the worker ran on): those lines are out.
+    if (end <= this.#position) return true;
     const data = this.#data;
     while (this.#position < end) {
       const code = data[this.#position]!;

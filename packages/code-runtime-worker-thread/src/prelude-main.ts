@@ -1,7 +1,9 @@
 import type { WebHooks, WebMade } from '@sluice/code-runtime-kit';
+import type { makeClock as makeClockFunction, PreludeClock } from './prelude-clock.js';
 import type { PreludeIntrinsics } from './prelude-intrinsics.js';
 import type { makeLogWriter, PreludeLogWriter } from './prelude-log.js';
 import type { installMeter } from './prelude-meter.js';
+import type { makeOrder as makeOrderFunction, PreludeOrder } from './prelude-order.js';
 import type { makePrintf } from './prelude-printf.js';
 import type { makeTimers as makeTimersFunction } from './prelude-timers.js';
 
@@ -15,7 +17,8 @@ export type Pump = (operation: string, first?: unknown, second?: unknown, third?
  * It captures the built-ins it relies on, removes `SharedArrayBuffer`, `Atomics` and
  * `WebAssembly`, installs `console`, the timers, the metered buffers, the web globals (each maker in
  * `webMakers` adds some, in order) and (per run) the binding namespaces, all as functions created
- * here, in the context. Its completion value is
+ * here, in the context; a deterministic run also gets its clock and delivery order (`makeClock`,
+ * `makeOrder`). Its completion value is
  * the {@link Pump}: the worker never hands the context anything but primitives, and reads back only
  * strings. Log lines go straight into a shared buffer the host can read even if the worker is
  * killed mid-loop; everything else waits in an outbox the worker takes after each turn.
@@ -32,6 +35,8 @@ export function preludeMain(
   printf: typeof makePrintf,
   meter: typeof installMeter,
   makeTimers: typeof makeTimersFunction,
+  makeClock: typeof makeClockFunction,
+  makeOrder: typeof makeOrderFunction,
   webMakers: ReadonlyArray<(hooks: WebHooks, made: WebMade) => void>,
 ): Pump {
   const global = globalThis as unknown as Record<string, unknown>;
@@ -66,6 +71,10 @@ export function preludeMain(
   let callCount = 0;
   let memoryReported = false;
   const timers = makeTimers(intrinsics, (error) => fail(error));
+  // Set for a deterministic run only: its virtual clock and seeded randomness, and the order in
+  // which its replies and timers reach the program.
+  let clock: PreludeClock | undefined;
+  let order: PreludeOrder | undefined;
   const pending = create(null) as Record<
     number,
     { resolve: (value: unknown) => void; reject: (error: unknown) => void }
@@ -148,8 +157,8 @@ export function preludeMain(
       setTimeout: (callback: () => void, ms: number) => timers.globals.setTimeout(callback, ms),
       clearTimeout: timers.globals.clearTimeout,
       fail,
-      now: () => apply(dateNow, undefined, []),
-      random: () => apply(mathRandom, undefined, []),
+      now: () => (clock === undefined ? apply(dateNow, undefined, []) : clock.now()),
+      random: () => (clock === undefined ? apply(mathRandom, undefined, []) : clock.random()),
       startedAt: () => startedAt,
       describe: (prototype: object, describer: (value: object) => object) => {
         apply(intrinsics.mapSet, described, [prototype, describer]);
@@ -348,6 +357,23 @@ export function preludeMain(
     }
   }
 
+  /** Gives host call `id` its result (`ok` 1) or error (`ok` 0). */
+  function settle(id: number, ok: number, text: string): void {
+    const call = pending[id];
+    if (call === undefined) return;
+    delete pending[id];
+    if (ok === 1) {
+      let value: unknown;
+      try {
+        value = parse(text);
+      } catch {
+        call.reject(new ErrorConstructor('The host sent a reply that is not JSON.'));
+        return;
+      }
+      call.resolve(value);
+    } else call.reject(new ErrorConstructor(text));
+  }
+
   return function pump(operation: string, first?: unknown, second?: unknown, third?: unknown): unknown {
     switch (operation) {
       case 'init': {
@@ -372,7 +398,17 @@ export function preludeMain(
         return undefined;
       }
       case 'begin':
-        startedAt = apply(dateNow, undefined, []);
+        if (typeof second === 'number') {
+          clock = makeClock(intrinsics);
+          clock.start(second, third as number);
+          timers.useVirtualTime(clock.elapsed);
+          order = makeOrder(create, clock, timers, {
+            count: () => callCount,
+            unanswered: (id) => pending[id] !== undefined,
+            settle,
+          });
+          startedAt = third as number;
+        } else startedAt = apply(dateNow, undefined, []);
         logs = makeLogs(intrinsics, logBuffer!, config.logBytes);
         bind(first as string);
         return undefined;
@@ -382,22 +418,14 @@ export function preludeMain(
       case 'fail':
         fail(first);
         return undefined;
-      case 'reply': {
-        const call = pending[first as number];
-        if (call === undefined) return undefined;
-        delete pending[first as number];
-        if (second === 1) {
-          let value: unknown;
-          try {
-            value = parse(third as string);
-          } catch {
-            call.reject(new ErrorConstructor('The host sent a reply that is not JSON.'));
-            return undefined;
-          }
-          call.resolve(value);
-        } else call.reject(new ErrorConstructor(third as string));
+      case 'reply':
+        if (order === undefined) settle(first as number, second as number, third as string);
+        else order.reply(first as number, second as number, third as string);
         return undefined;
-      }
+      case 'step':
+        return order?.step() ?? false;
+      case 'waiting':
+        return order?.waiting() ?? false;
       case 'timer':
         timers.fire(first as number);
         return undefined;

@@ -15,6 +15,15 @@ export interface PreludeTimers {
   readonly fire: (id: number) => void;
   /** The schedule operations since the last call, for the worker: `s<id>:<ms>;` and `c<id>;`. */
   readonly take: () => string;
+  /**
+   * Switches this run's timers to virtual time, read from `elapsed`: nothing is left for the worker
+   * to schedule; each timer is due at `elapsed()` plus its delay, and the prelude fires them.
+   */
+  readonly useVirtualTime: (elapsed: () => number) => void;
+  /** In virtual time: the timer due first (the one created first among equals), or 0 when none is set. */
+  readonly next: () => number;
+  /** In virtual time: when timer `id` is due, in the clock's milliseconds. */
+  readonly dueAt: (id: number) => number;
 }
 
 /**
@@ -25,13 +34,23 @@ export interface PreludeTimers {
  * Serialised with `Function.prototype.toString`: self-contained, strict, no imports.
  */
 export function makeTimers(intrinsics: PreludeIntrinsics, fail: (error: unknown) => void): PreludeTimers {
-  const { apply, create, trunc, max, Number: NumberConstructor, Promise: PromiseConstructor, promiseThen } = intrinsics;
+  const {
+    apply,
+    create,
+    keys,
+    trunc,
+    max,
+    Number: NumberConstructor,
+    Promise: PromiseConstructor,
+    promiseThen,
+  } = intrinsics;
   const TypeErrorConstructor = intrinsics.TypeError;
   const RangeErrorConstructor = intrinsics.RangeError;
   const timers = create(null) as Record<
     number,
-    { callback: (...args: unknown[]) => unknown; args: unknown[]; repeatMs: number | undefined }
+    { callback: (...args: unknown[]) => unknown; args: unknown[]; repeatMs: number | undefined; due: number }
   >;
+  let virtualElapsed: (() => number) | undefined;
   let limit = 0;
   let longest = 0;
   let count = 0;
@@ -51,15 +70,16 @@ export function makeTimers(intrinsics: PreludeIntrinsics, fail: (error: unknown)
     if (!(ms > 0)) ms = 0;
     if (ms > longest) ms = longest;
     const repeatMs = repeat ? max(ms, 1) : undefined;
-    timers[sequence] = { callback: callback as (...args: unknown[]) => unknown, args, repeatMs };
-    operations += `s${sequence}:${ms};`;
+    const due = virtualElapsed === undefined ? 0 : virtualElapsed() + ms;
+    timers[sequence] = { callback: callback as (...args: unknown[]) => unknown, args, repeatMs, due };
+    if (virtualElapsed === undefined) operations += `s${sequence}:${ms};`;
     return sequence;
   }
 
   function clearTimeout(id?: unknown): void {
     if (typeof id === 'number' && timers[id] !== undefined) {
       delete timers[id];
-      operations += `c${id};`;
+      if (virtualElapsed === undefined) operations += `c${id};`;
     }
   }
 
@@ -101,7 +121,8 @@ export function makeTimers(intrinsics: PreludeIntrinsics, fail: (error: unknown)
       if (timer === undefined) return;
       // An interval is scheduled again before its callback runs, which may clear it.
       if (timer.repeatMs === undefined) delete timers[id];
-      else operations += `s${id}:${timer.repeatMs};`;
+      else if (virtualElapsed === undefined) operations += `s${id}:${timer.repeatMs};`;
+      else timer.due = virtualElapsed() + timer.repeatMs;
       try {
         apply(timer.callback, undefined, timer.args);
       } catch (error) {
@@ -112,6 +133,22 @@ export function makeTimers(intrinsics: PreludeIntrinsics, fail: (error: unknown)
       const taken = operations;
       operations = '';
       return taken;
+    },
+    useVirtualTime(elapsed: () => number): void {
+      virtualElapsed = elapsed;
+    },
+    next(): number {
+      // Integer keys enumerate in ascending order: creation order breaks ties.
+      const ids = keys(timers);
+      let first = 0;
+      for (let index = 0; index < ids.length; index += 1) {
+        const id = NumberConstructor(ids[index]);
+        if (first === 0 || timers[id]!.due < timers[first]!.due) first = id;
+      }
+      return first;
+    },
+    dueAt(id: number): number {
+      return timers[id]?.due ?? 0;
     },
   };
 }

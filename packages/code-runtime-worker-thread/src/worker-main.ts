@@ -2,7 +2,14 @@ import type { Pump } from './prelude-main.js';
 
 /** What the host sends a worker. */
 export type HostToWorker =
-  | { readonly type: 'run'; readonly seq: number; readonly code: string; readonly bindings: string }
+  | {
+      readonly type: 'run';
+      readonly seq: number;
+      readonly code: string;
+      readonly bindings: string;
+      /** Present for a deterministic run. */
+      readonly deterministic?: RunDeterminism;
+    }
   | {
       readonly type: 'reply';
       readonly seq: number;
@@ -17,6 +24,12 @@ export type WorkerToHost =
   | { readonly type: 'turn'; readonly seq: number; readonly entries: string; readonly logEnd: number }
   | { readonly type: 'external-memory'; readonly seq: number; readonly bytes: number }
   | { readonly type: 'broken'; readonly seq: number; readonly reason: string };
+
+/** A deterministic run's seed and start time (the contract's `CodeRunDeterminism`). */
+export interface RunDeterminism {
+  readonly seed: number;
+  readonly startTime: number;
+}
 
 /** The worker's start-up data. */
 export interface WorkerBoot {
@@ -40,6 +53,12 @@ export interface WorkerBoot {
  * first evaluation), then an empty script whose only job is to drain the context's own microtask
  * queue (`microtaskMode: 'afterEvaluate'`), then a flush of the outbox to the host. Values thrown
  * out of the context are never touched here: they go back into the context to be described.
+ *
+ * A deterministic run sets no real timers. After each of its turns, when the prelude says a step
+ * is waiting (the next reply in call order has come, or no call is unanswered and a timer is set),
+ * the step is taken in a turn of its own from `setImmediate`: by then the context's microtasks were
+ * drained by the turn before, and Node has reported that turn's unhandled rejections, so nothing
+ * else the program started can still happen first.
  */
 export function workerMain(require: (id: string) => unknown, harden: () => void): void {
   const vm = require('node:vm') as typeof import('node:vm');
@@ -70,6 +89,9 @@ export function workerMain(require: (id: string) => unknown, harden: () => void)
   interface Current extends Prepared {
     readonly seq: number;
     readonly timers: Map<number, ReturnType<typeof setTimeout>>;
+    readonly deterministic: boolean;
+    /** A deterministic run's next step, when one is scheduled. */
+    step: ReturnType<typeof setImmediate> | undefined;
     lastLogEnd: number;
     done: boolean;
   }
@@ -132,6 +154,12 @@ export function workerMain(require: (id: string) => unknown, harden: () => void)
       if (external > boot.memoryBytes) send({ type: 'external-memory', seq: run.seq, bytes: external });
     }
     if (finished) end(run);
+    else if (run.deterministic && run.step === undefined && run.pump('waiting') === true) {
+      run.step = setImmediate(() => {
+        run.step = undefined;
+        turn(run, () => run.pump('step'));
+      });
+    }
   }
 
   function scheduleTimers(run: Current, operations: string): void {
@@ -156,6 +184,7 @@ export function workerMain(require: (id: string) => unknown, harden: () => void)
 
   function end(run: Current): void {
     run.done = true;
+    clearImmediate(run.step);
     for (const timer of run.timers.values()) clearTimeout(timer);
     run.timers.clear();
     if (current === run) current = undefined;
@@ -164,10 +193,18 @@ export function workerMain(require: (id: string) => unknown, harden: () => void)
     });
   }
 
-  function start(seq: number, code: string, bindings: string): void {
+  function start(seq: number, code: string, bindings: string, deterministic: RunDeterminism | undefined): void {
     const ready = prepared ?? prepare();
     prepared = undefined;
-    const run: Current = { ...ready, seq, timers: new Map(), lastLogEnd: 0, done: false };
+    const run: Current = {
+      ...ready,
+      seq,
+      timers: new Map(),
+      deterministic: deterministic !== undefined,
+      step: undefined,
+      lastLogEnd: 0,
+      done: false,
+    };
     current = run;
     let script: import('node:vm').Script;
     try {
@@ -186,7 +223,8 @@ export function workerMain(require: (id: string) => unknown, harden: () => void)
       return;
     }
     turn(run, () => {
-      run.pump('begin', bindings);
+      if (deterministic === undefined) run.pump('begin', bindings);
+      else run.pump('begin', bindings, deterministic.seed, deterministic.startTime);
       let completion: unknown;
       try {
         completion = script.runInContext(run.context);
@@ -213,7 +251,7 @@ export function workerMain(require: (id: string) => unknown, harden: () => void)
       // End first, then the run's seq: a reader that sees this seq sees this run's end.
       Atomics.store(header, 0, 0);
       Atomics.store(header, 1, message.seq);
-      start(message.seq, message.code, message.bindings);
+      start(message.seq, message.code, message.bindings, message.deterministic);
     } else if (message.type === 'reply') {
       const run = current;
       if (run === undefined || run.seq !== message.seq) return;

@@ -22,7 +22,14 @@ export interface WorkerProcessBoot {
 
 /** What the host sends the child. */
 export type HostToProcess =
-  | { readonly type: 'run'; readonly seq: number; readonly code: string; readonly bindings: string }
+  | {
+      readonly type: 'run';
+      readonly seq: number;
+      readonly code: string;
+      readonly bindings: string;
+      /** Present only for a deterministic run: its seed and start time. */
+      readonly deterministic?: { readonly seed: number; readonly startTime: number };
+    }
   | {
       readonly type: 'reply';
       readonly seq: number;

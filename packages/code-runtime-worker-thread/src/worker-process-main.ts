@@ -26,7 +26,7 @@ function main(): void {
 
   const onFrame = (frame: HostToProcess): void => {
     if (frame.type === 'run') {
-      if (slot.state === 'idle') slot.execute(frame.seq, frame.code, frame.bindings);
+      if (slot.state === 'idle') slot.execute(frame.seq, frame.code, frame.bindings, frame.deterministic);
     } else if (frame.type === 'reply') slot.reply(frame.seq, frame.callId, frame.ok, frame.text);
     else if (frame.type === 'stop') slot.stop(frame.seq);
   };

@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { foreignText, type LogLevel } from '@sluice/code-runtime';
+import { type CodeRunDeterminism, foreignText, type LogLevel } from '@sluice/code-runtime';
 import { JsonLineReader, type RunController } from '@sluice/code-runtime-kit';
 import { cpuUsage, exitFailure, exitHow, stopFailure } from './worker-process-failures.js';
 import type { HostToProcess, StopCause } from './worker-process-frames.js';
@@ -125,15 +125,23 @@ export class WorkerProcess {
     return this.#stopping?.done ?? Promise.resolve();
   }
 
-  /** Runs `program` for `run`. Only on an `idle` process. */
-  execute(run: RunController, program: CompiledProgram): void {
+  /** Runs `program` for `run`, deterministically when `deterministic` is given. Only on an `idle` process. */
+  execute(run: RunController, program: CompiledProgram, deterministic?: CodeRunDeterminism): void {
     this.#state = 'busy';
     this.#seq += 1;
     const active: ActiveRun = { run, program, seq: this.#seq, clean: false };
     this.#active = active;
     run.signal.addEventListener('abort', () => this.#ended(active), { once: true });
     const bindings = [...run.bindings.keys()].join(',');
-    this.#send({ type: 'run', seq: active.seq, code: program.code, bindings });
+    const { seed, startTime } = deterministic ?? {};
+    this.#send({
+      type: 'run',
+      seq: active.seq,
+      code: program.code,
+      bindings,
+      // Only the two numbers, and only for a deterministic run: a plain run's frame is as it was.
+      ...(seed === undefined || startTime === undefined ? {} : { deterministic: { seed, startTime } }),
+    });
   }
 
   /** Kills the process for the pool, which then needs no word of its exit. Idempotent. */

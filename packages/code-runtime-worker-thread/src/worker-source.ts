@@ -8,12 +8,14 @@ import {
   makeUrlHost,
   makeWebBasics,
 } from '../../code-runtime-kit/dist/web-globals.js';
+import { makeClock } from './prelude-clock.js';
 import { makeInspector } from './prelude-inspect.js';
 import { captureIntrinsics } from './prelude-intrinsics.js';
 import { makeJsonWriter } from './prelude-json.js';
 import { makeLogWriter } from './prelude-log.js';
 import { preludeMain } from './prelude-main.js';
 import { installMeter } from './prelude-meter.js';
+import { makeOrder } from './prelude-order.js';
 import { makePrintf } from './prelude-printf.js';
 import { makeTimers } from './prelude-timers.js';
 import { hardenWorkerRealm } from './worker-harden.js';
@@ -27,7 +29,7 @@ import { workerMain } from './worker-main.js';
 const nameShim = 'const __name = (target) => target;';
 
 /** The prelude script evaluated first in every run's context; its completion value is the pump. */
-export const preludeSource = `'use strict';\n(() => {\n${nameShim}\nreturn (${preludeMain})(${captureIntrinsics}, ${makeLogWriter}, ${makeJsonWriter}, ${makeInspector}, ${makePrintf}, ${installMeter}, ${makeTimers}, [${makeWebBasics}, ${makeEncodingGlobals}, ${makeSearchParams}, ${makeUrlHost}, ${makeUrlGlobals}]);\n})();\n`;
+export const preludeSource = `'use strict';\n(() => {\n${nameShim}\nreturn (${preludeMain})(${captureIntrinsics}, ${makeLogWriter}, ${makeJsonWriter}, ${makeInspector}, ${makePrintf}, ${installMeter}, ${makeTimers}, ${makeClock}, ${makeOrder}, [${makeWebBasics}, ${makeEncodingGlobals}, ${makeSearchParams}, ${makeUrlHost}, ${makeUrlGlobals}]);\n})();\n`;
 
 /** The worker thread's source, evaluated with `eval: true`. */
 export const workerSource = `'use strict';\n(() => {\n${nameShim}\n(${workerMain})(require, ${hardenWorkerRealm});\n})();\n`;

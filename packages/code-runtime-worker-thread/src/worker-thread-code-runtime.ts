@@ -1,5 +1,5 @@
-import type { CodeRuntimeLanguage } from '@sluice/code-runtime';
-import { CodeRuntimeBase, type RunController } from '@sluice/code-runtime-kit';
+import type { CodeRunDeterminism, CodeRuntimeDeterminism, CodeRuntimeLanguage } from '@sluice/code-runtime';
+import { CodeRuntimeBase, type LaunchOptions, type RunController } from '@sluice/code-runtime-kit';
 import {
   addressSpaceBytes,
   missingLayers,
@@ -7,6 +7,7 @@ import {
   type WorkerProcessContainment,
 } from './worker-process-spawn.js';
 import { ProgramCompiler } from './worker-thread-compile.js';
+import { workerThreadFingerprint } from './worker-thread-fingerprint.js';
 import { WorkerPool } from './worker-thread-pool.js';
 import {
   type ResolvedWorkerThreadSettings,
@@ -108,8 +109,18 @@ export class WorkerThreadCodeRuntime extends CodeRuntimeBase {
     return this.#pool.quiet();
   }
 
-  protected launch(run: RunController, program: string): void {
-    void this.#launch(run, program).catch((error: unknown) => {
+  /**
+   * Every run can be deterministic (`request.deterministic`): a virtual clock, seeded randomness and
+   * host results delivered in call order, set up per run inside its context. The fingerprint hashes
+   * the scripts the worker processes load and the host side, with the Node, V8 and ICU versions.
+   * Read on first use (it reads those files once per process).
+   */
+  get determinism(): CodeRuntimeDeterminism {
+    return { fingerprint: workerThreadFingerprint() };
+  }
+
+  protected launch(run: RunController, program: string, options: LaunchOptions): void {
+    void this.#launch(run, program, options.deterministic).catch((error: unknown) => {
       run.finish({
         ok: false,
         failure: {
@@ -120,7 +131,7 @@ export class WorkerThreadCodeRuntime extends CodeRuntimeBase {
     });
   }
 
-  async #launch(run: RunController, source: string): Promise<void> {
+  async #launch(run: RunController, source: string, deterministic: CodeRunDeterminism | undefined): Promise<void> {
     if (this.settings.requireContainment) {
       const missing = missingLayers(this.#layers());
       if (missing.length > 0) {
@@ -146,7 +157,7 @@ export class WorkerThreadCodeRuntime extends CodeRuntimeBase {
       this.#pool.release(slot);
       return;
     }
-    slot.execute(run, compiled.program);
+    slot.execute(run, compiled.program, deterministic);
   }
 
   protected shutdown(): Promise<void> {

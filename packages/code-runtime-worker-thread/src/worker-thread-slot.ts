@@ -1,6 +1,6 @@
 import type { EventLoopUtilization } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
-import type { HostToWorker, WorkerBoot, WorkerToHost } from './worker-main.js';
+import type { HostToWorker, RunDeterminism, WorkerBoot, WorkerToHost } from './worker-main.js';
 import type { ProcessToHost, StopCause, WorkerProcessBoot } from './worker-process-frames.js';
 import { preludeSource, workerSource } from './worker-source.js';
 import { LogReader, logBufferBytes } from './worker-thread-log-reader.js';
@@ -90,8 +90,8 @@ export class WorkerSlot {
     return this.#booted;
   }
 
-  /** Runs `code` as run `seq`. Only on an `idle` slot. */
-  execute(seq: number, code: string, bindings: string): void {
+  /** Runs `code` as run `seq`, deterministically when `deterministic` is given. Only on an `idle` slot. */
+  execute(seq: number, code: string, bindings: string, deterministic?: RunDeterminism): void {
     this.#state = 'busy';
     const active: ActiveRun = {
       seq,
@@ -107,7 +107,7 @@ export class WorkerSlot {
     // the host has them even if it kills the run a moment later.
     active.logTimer = setInterval(() => this.#drainLogs(active), logPollMs);
     this.#armCpu(active, this.#boot.cpuTimeMs);
-    this.#post({ type: 'run', seq, code, bindings });
+    this.#post({ type: 'run', seq, code, bindings, ...(deterministic === undefined ? {} : { deterministic }) });
   }
 
   /** Relays the host's reply to a call of run `seq`; ignored for any other run or an unknown call. */

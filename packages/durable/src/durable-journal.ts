@@ -43,7 +43,9 @@ export class JournalSession {
   readonly #held = new Set<number>();
   #calls = 0;
   #divergence: string | undefined;
-  #pause: PendingPause | undefined;
+  /** Pauses written by this execution, by call: the lowest is the one reported. */
+  readonly #pausesMade = new Map<number, PendingPause>();
+  #pausing = false;
   #stopped = false;
   #failure: string | undefined;
 
@@ -66,9 +68,10 @@ export class JournalSession {
     return this.#divergence;
   }
 
-  /** The pause that stopped the run. */
+  /** The pause that stopped the run: of the calls that asked, the first the program made. */
   get pause(): PendingPause | undefined {
-    return this.#pause;
+    const first = Math.min(...this.#pausesMade.keys());
+    return this.#pausesMade.get(first);
   }
 
   /** A failure of the store itself (the journal could not be written), which stopped the run. */
@@ -116,6 +119,7 @@ export class JournalSession {
     // Every call that asks gets its pause (a rerun finds it again and keeps its token); the first
     // is the one reported, and the others are decided one after another as the reruns reach them.
     this.#held.add(seq);
+    this.#pausing = true;
     const pause: PendingPause = existing
       ? { ...withoutDecision(existing), binding: request.binding }
       : {
@@ -138,7 +142,7 @@ export class JournalSession {
         return { decision: 'deny', reason: 'The run could not pause.' };
       }
     }
-    this.#pause ??= pause;
+    this.#pausesMade.set(seq, pause);
     this.#stopWhenQuiet();
     return new Promise((resolve) => {
       const settle = () => resolve({ decision: 'deny', reason: 'The run paused for an approval.' });
@@ -180,7 +184,9 @@ export class JournalSession {
       return settle(outcome);
     }
     // Once the run is pausing or stopped, a new call is held: it is made again, live, on resume.
-    if (this.#pause !== undefined || this.#stopped) return new Promise(() => {});
+    if (this.#pausing || this.#stopped) return new Promise(() => {});
+    // Running from its intent on: a pause waits for it rather than stopping between its intent and its outcome.
+    this.#running.add(seq);
     try {
       const stored = await this.#store.recordIntent(this.#runId, seq, intent);
       if (!sameIntent(stored.intent, intent)) {
@@ -213,7 +219,7 @@ export class JournalSession {
     // A paused call's own answer is the pause's denial: the decision on resume replaces it.
     if (this.#held.has(seq)) return new Promise(() => {});
     if (!(await this.#record(seq, outcome))) return new Promise(() => {});
-    if (this.#pause !== undefined) this.#stopWhenQuiet();
+    this.#stopWhenQuiet();
     return settle(outcome);
   }
 
@@ -227,11 +233,15 @@ export class JournalSession {
     }
   }
 
-  /** Stops the run for its pause once no other call is running (their outcomes are then journaled). */
+  /**
+   * Stops a pausing run once no other call is running (their outcomes are then journaled) and every
+   * call that asked has its pause written.
+   */
   #stopWhenQuiet(): void {
-    const pause = this.#pause;
-    if (pause === undefined || [...this.#running].some((seq) => !this.#held.has(seq))) return;
-    this.#stop(`The run paused: ${pause.binding} waits for an approval (${pause.reason}).`);
+    if (!this.#pausing || this.#pausesMade.size < this.#held.size) return;
+    if ([...this.#running].some((seq) => !this.#held.has(seq))) return;
+    const pause = this.pause;
+    if (pause !== undefined) this.#stop(`The run paused: ${pause.binding} waits for an approval (${pause.reason}).`);
   }
 
   #diverge(seq: number, recorded: JournalIntent, asked: JournalIntent): void {

@@ -97,3 +97,48 @@ return { order, at: Date.now(), random: Math.random() };
     );
   });
 });
+
+describe('QuickJS determinism: results arriving together or apart', () => {
+  // Two chains that each await again after their host result: the program must interleave the
+  // same way whether the host answers both at once or one after the other, or a durable replay
+  // (which answers journaled calls at once) could differ from the run it replays.
+  const program = `
+const chain = async (name) => {
+  const reply = await tools.echo({ name });
+  console.log(name, 1, Date.now());
+  await null;
+  console.log(name, 2, Date.now());
+  return reply.name;
+};
+return await Promise.all([chain('a'), chain('b')]);
+`;
+
+  it('interleaves the same for every order and timing of the answers', async () => {
+    const runtime = createQuickJsCodeRuntime({ poolSize: 1 });
+    try {
+      const logsFor = async (delays: Record<string, number>) => {
+        const result = await runtime.run({
+          program,
+          deterministic: { seed: 1, startTime: 0 },
+          bindings: {
+            tools: {
+              echo: async (input) => {
+                const { name } = input as { name: string };
+                await new Promise((resolve) => setTimeout(resolve, delays[name]));
+                return input;
+              },
+            },
+          },
+        });
+        expect(result.ok).toBe(true);
+        return result.logs.map((line) => line.text).join(' | ');
+      };
+      const together = await logsFor({ a: 0, b: 0 });
+      expect(together).toBe('a 1 1 | a 2 1 | b 1 2 | b 2 2');
+      expect(await logsFor({ a: 0, b: 40 })).toBe(together);
+      expect(await logsFor({ a: 40, b: 0 })).toBe(together);
+    } finally {
+      await runtime.dispose();
+    }
+  }, 60_000);
+});

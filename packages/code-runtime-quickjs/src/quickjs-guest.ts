@@ -127,17 +127,20 @@ export class GuestRun {
       return;
     }
     this.#replies.set(callId, { ok, text });
-    this.#turn(() => {
-      for (;;) {
-        while (!this.#pending.has(this.#nextDelivery) && this.#nextDelivery <= this.#calls) this.#nextDelivery += 1;
-        const next = this.#replies.get(this.#nextDelivery);
-        if (next === undefined) return;
-        this.#replies.delete(this.#nextDelivery);
+    // One result a turn, each followed by every job it causes, so what the program does between two
+    // results cannot depend on whether the host's answers arrived together or apart.
+    while (!this.#ended) {
+      while (!this.#pending.has(this.#nextDelivery) && this.#nextDelivery <= this.#calls) this.#nextDelivery += 1;
+      const next = this.#replies.get(this.#nextDelivery);
+      if (next === undefined) return;
+      const delivered = this.#nextDelivery;
+      this.#replies.delete(delivered);
+      this.#turn(() => {
         // Each result moves the virtual clock on by one millisecond.
         this.#virtualMs += 1;
-        this.#deliver(this.#nextDelivery, next.ok, next.text);
-      }
-    });
+        this.#deliver(delivered, next.ok, next.text);
+      });
+    }
   }
 
   /** The host ended the run (wall clock, cancel, dispose) while the program was waiting. */

@@ -87,12 +87,11 @@ export function declareTools(
       ? defineToolContent(registry)
       : undefined;
   const sorted = [...tools]
-    .map((tool) => ({ tool, binding: toolBindingName(tool.name, naming) }))
-    .sort((left, right) => {
-      const a = `${left.binding.namespace}.${left.binding.name}`;
-      const b = `${right.binding.namespace}.${right.binding.name}`;
-      return a < b ? -1 : a > b ? 1 : 0;
-    });
+    .map((tool) => {
+      const binding = toolBindingName(tool.name, naming);
+      return { tool, binding, path: `${binding.namespace}.${binding.name}` };
+    })
+    .sort((left, right) => (left.path < right.path ? -1 : left.path > right.path ? 1 : 0));
   for (let index = 1; index < sorted.length; index += 1) {
     const [earlier, later] = [sorted[index - 1]!, sorted[index]!];
     if (earlier.binding.namespace === later.binding.namespace && earlier.binding.name === later.binding.name) {
@@ -102,9 +101,8 @@ export function declareTools(
       });
     }
   }
-  const entries = sorted.map(({ tool, binding }): DeclaredEntry => {
+  const entries = sorted.map(({ tool, binding, path }): DeclaredEntry => {
     const hint = pascalCase(binding.name);
-    const path = `${binding.namespace}.${binding.name}`;
     const description = (tool.description ?? '').trim();
     return {
       toolName: tool.name,

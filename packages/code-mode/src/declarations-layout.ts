@@ -161,8 +161,10 @@ function render(
   if (catalog.note !== undefined && definitions.includes('ToolContent')) parts.push(`${catalog.note}\n`);
   for (const name of definitions) parts.push(catalog.definitionText(name));
   const guided = new Set(full.map((entry) => entry.binding.namespace));
+  // A set, not `deferred.includes`: looking each entry up in the list is quadratic in deferred tools.
+  const leftOut = new Set(deferred);
   for (const namespace of catalog.namespaces.values()) {
-    const shown = namespace.entries.filter((entry) => levels.has(entry) || !isDeferred(entry, deferred));
+    const shown = namespace.entries.filter((entry) => levels.has(entry) || !leftOut.has(entry));
     if (shown.length === 0) continue;
     const members: string[] = [];
     const summaries: string[] = [];
@@ -187,10 +189,6 @@ function render(
     parts.push(`${open}${body}${catalog.namespaceClose(namespace.name, members.length === 0, instructions)}`);
   }
   return parts.join('\n');
-}
-
-function isDeferred(entry: CatalogEntry, deferred: readonly CatalogEntry[]): boolean {
-  return entry.deferred && deferred.includes(entry);
 }
 
 function discoveryHeader(

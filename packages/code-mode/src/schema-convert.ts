@@ -33,6 +33,8 @@ interface Walk {
   readonly maxDepth: number;
   readonly maxExpansions: number;
   readonly expanding: Map<string, { recursive: boolean; name: string | undefined }>;
+  /** Whether the schema has a local `$ref` anywhere: without one nothing in it is named, so no closure key is needed. */
+  readonly referenced: boolean;
   expansions: number;
 }
 
@@ -51,6 +53,7 @@ export function schemaToType(schema: JsonSchema | undefined, options: SchemaToTy
     maxDepth: options.maxDepth ?? 12,
     maxExpansions: options.maxExpansions ?? 256,
     expanding: new Map(),
+    referenced: hasReference(root),
     expansions: 0,
   };
   // The root is entered as `#`, so a schema that refers to itself through `#` is named, not unrolled.
@@ -123,9 +126,10 @@ function objectType(walk: Walk, schema: SchemaObject, hint: string, depth: numbe
   if (isSchemaObject(schema.properties)) {
     for (const name of Object.keys(schema.properties)) {
       const propertySchema = schema.properties[name];
+      const word = pascalCase(name);
       properties.push({
         name,
-        type: convert(walk, propertySchema, `${hint}${pascalCase(name)}`, depth + 1, pascalCase(name)),
+        type: convert(walk, propertySchema, `${hint}${word}`, depth + 1, word),
         optional: !required.has(name),
         doc: propertyDoc(walk.root, propertySchema),
       });
@@ -175,14 +179,15 @@ function arrayType(walk: Walk, schema: SchemaObject, hint: string, depth: number
 function resolveReference(walk: Walk, reference: string, depth: number): TypeNode {
   const target = resolvePointer(walk.root, reference);
   if (target === undefined) return unknownType;
-  const key = closureKey(walk, reference);
   const preferred = reference === '#' ? walk.rootHint : pascalCase(reference.split('/').pop() ?? 'Definition');
-  const known = walk.registry.lookup(key);
+  // A schema without `$ref` (most) is never recursive, so no definition can have its key: the key,
+  // which serialises the whole schema, is left uncomputed.
+  const known = walk.referenced ? walk.registry.lookup(closureKey(walk, reference)) : undefined;
   if (known !== undefined && walk.registry.definitions.has(known)) return { kind: 'reference', name: known };
   const state = walk.expanding.get(reference);
   if (state !== undefined) {
     state.recursive = true;
-    state.name ??= walk.registry.name(key, preferred);
+    state.name ??= walk.registry.name(closureKey(walk, reference), preferred);
     return { kind: 'reference', name: state.name };
   }
   if (walk.expansions > walk.maxExpansions) return unknownType;
@@ -215,6 +220,12 @@ function closureKey(walk: Walk, reference: string): string {
   const key = stableStringify([reference, [...reached].sort(([left], [right]) => (left < right ? -1 : 1))]);
   walk.closureKeys.set(reference, key);
   return key;
+}
+
+function hasReference(root: JsonSchema): boolean {
+  const found: string[] = [];
+  collectReferences(root, found);
+  return found.length > 0;
 }
 
 function literalOf(value: unknown): TypeNode {

@@ -43,9 +43,13 @@ export const neverType: TypeNode = { kind: 'never' };
 
 /** A union, simplified: nested unions flattened, duplicates and `never` removed, `unknown` absorbing the rest. */
 export function unionOf(members: readonly TypeNode[]): TypeNode {
+  const candidates = members.flatMap((node) => (node.kind === 'union' ? node.members : [node]));
+  // Most unions built are of one type (every schema's own type goes through here). Comparing would
+  // serialise its whole subtree, again at every level above it: quadratic in the nesting.
+  if (candidates.length === 1) return candidates[0]!;
   const flat: TypeNode[] = [];
   const seen = new Set<string>();
-  for (const member of members.flatMap((node) => (node.kind === 'union' ? node.members : [node]))) {
+  for (const member of candidates) {
     if (member.kind === 'unknown') return unknownType;
     if (member.kind === 'never') continue;
     const key = stableStringify(member);
@@ -66,6 +70,8 @@ export function intersectionOf(members: readonly TypeNode[]): TypeNode {
     .flatMap((node) => (node.kind === 'intersection' ? node.members : [node]))
     .filter((node) => node.kind !== 'unknown');
   if (flat.some((node) => node.kind === 'never')) return neverType;
+  // One member is itself (its own members merged already): no copy.
+  if (flat.length === 1) return flat[0]!;
   const objects = flat.filter((node): node is ObjectNode => node.kind === 'object');
   const others = flat.filter((node) => node.kind !== 'object');
   const merged: TypeNode[] = objects.length > 0 ? [mergeObjects(objects)] : [];

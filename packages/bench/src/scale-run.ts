@@ -1,7 +1,8 @@
 // `pnpm --filter @sluice/bench scale`: how the cost of one run grows with its host calls, logs,
-// returned value and host-call arguments, for both providers; prints the growth per 10× and
-// writes the table to results/scale.md.
-import { mkdirSync, writeFileSync } from 'node:fs';
+// returned value and host-call arguments, for both providers, and how the `run_code` description's
+// build time grows with the catalogue; prints the growth per 10× and writes the tables to
+// results/scale.md. `-- --only=python,declarations` measures some parts and keeps the others' tables.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import type { CodeRuntime } from '@sluice/code-runtime';
@@ -15,10 +16,19 @@ import {
   scaleDimensions,
   scaleSettings,
 } from './scale-cases.js';
+import {
+  type DeclarationsPoint,
+  declarationsHeading,
+  declarationsSection,
+  declarationsSizes,
+  measureDeclarations,
+} from './scale-declarations.js';
 
 const options = commandOptions(process.argv.slice(2));
 const budgetMs = Number(options['budget-seconds'] ?? '60') * 1000;
-const providers = (options.only?.split(',') ?? ['worker-thread', 'python']) as ScaleProvider[];
+const parts = options.only?.split(',') ?? ['worker-thread', 'python', 'declarations'];
+const providers = parts.filter((part): part is ScaleProvider => part === 'worker-thread' || part === 'python');
+const declarations = parts.includes('declarations');
 // A quick pass leaves out the two largest sizes of every dimension.
 const quick = options.quick === 'true';
 
@@ -145,13 +155,18 @@ function formatRow(point: ScalePoint, previous: ScalePoint | undefined): string 
 const superlinearGrowth = 20;
 const superlinearFloorMs = 50;
 
+/** When, on what and at which commit the figures were taken. */
+function environment(): string {
+  return `${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC. Node ${process.version}, ${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown CPU'}), load average ${loadavg()
+    .map((value) => value.toFixed(2))
+    .join(' ')} at the end; ${codeVersion()}.`;
+}
+
 function report(): string {
   const lines = [
-    `# Sluice scaling, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`,
+    '# Sluice scaling',
     '',
-    `Node ${process.version}, ${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown CPU'}), load average ${loadavg()
-      .map((value) => value.toFixed(2))
-      .join(' ')} at the end; ${codeVersion()}; budget ${budgetMs / 1000} s a run.`,
+    `${environment()} Budget ${budgetMs / 1000} s a run.`,
     '',
     'One run per size (the median of up to 5 for quick ones). wall: caller-seen ms. host busy: ms the host’s main thread was busy during the run (event-loop utilisation), the host-side cost. Growth: the time against the previous, 10× smaller size — about 10× is linear, about 100× quadratic; at small sizes the fixed cost of a run dominates and growth stays near 1×. Fan-out keeps `concurrentHostCalls` at its default of 16, so the calls queue in the run controller.',
     '',
@@ -191,10 +206,32 @@ function report(): string {
 }
 
 await measureAll();
-const text = report();
-console.log(`\n${text}`);
+let declarationPoints: DeclarationsPoint[] = [];
+if (declarations) {
+  console.log('| language | catalogue | tools | wall ms | CPU ms |');
+  declarationPoints = measureDeclarations(
+    ['typescript', 'python'],
+    quick ? declarationsSizes.slice(0, -1) : declarationsSizes,
+    (point) =>
+      console.log(
+        `| ${point.language} | ${point.catalogue} | ${point.tools} | ${point.medianMs.toFixed(1)} | ${point.medianCpuMs.toFixed(1)} |`,
+      ),
+  );
+}
 const resultsDir = join(import.meta.dirname, '..', 'results');
+const resultsFile = join(resultsDir, 'scale.md');
+// A part not measured this time keeps its table from the last run.
+const previous = existsSync(resultsFile) ? readFileSync(resultsFile, 'utf8') : '';
+const cut = previous.indexOf(declarationsHeading);
+const runsText = providers.length > 0 ? report() : cut === -1 ? previous : previous.slice(0, cut);
+const declarationsText = declarations
+  ? declarationsSection(declarationPoints, environment())
+  : cut === -1
+    ? ''
+    : previous.slice(cut);
+const text = [runsText.trimEnd(), declarationsText.trimEnd()].filter((part) => part !== '').join('\n\n');
+console.log(`\n${text}`);
 mkdirSync(resultsDir, { recursive: true });
-writeFileSync(join(resultsDir, 'scale.md'), text);
+writeFileSync(resultsFile, `${text}\n`);
 console.log(`scale: wrote ${join('packages', 'bench', 'results', 'scale.md')}`);
 process.exit(0);

@@ -294,6 +294,27 @@ export function largeCatalogue(size: 100 | 500): DeclaredTool[] {
   return all.slice(0, 500);
 }
 
+/**
+ * `size` distinct tools for build-time measurements (any size): the 500-tool catalogue, then copies
+ * of it for further accounts of each service, in the service's namespace (`github__list_issues_2`)
+ * or, with `namespacePerCopy`, in one of their own (`github_2__list_issues`). Each copy's
+ * descriptions name its account, so its shapes differ from the other copies' while keeping their
+ * names (`Person`), as they do across servers.
+ */
+export function scaledCatalogue(size: number, options: { readonly namespacePerCopy?: boolean } = {}): DeclaredTool[] {
+  const base = largeCatalogue(500);
+  const tools: DeclaredTool[] = [...base.slice(0, size)];
+  for (let copy = 2; tools.length < size; copy += 1) {
+    const account = (key: string, value: unknown) =>
+      key === 'description' && typeof value === 'string' ? `${value} (account ${copy})` : value;
+    for (const tool of base.slice(0, size - tools.length)) {
+      const name = options.namespacePerCopy === true ? tool.name.replace('__', `_${copy}__`) : `${tool.name}_${copy}`;
+      tools.push(JSON.parse(JSON.stringify({ ...tool, name }, account)) as DeclaredTool);
+    }
+  }
+  return tools;
+}
+
 /** Thirty requests as a user would phrase them, and the `namespace.name` of the tool that serves each. */
 export const catalogueQueries: readonly (readonly [string, string])[] = [
   ['open a bug report in the repository', 'github.create_issue'],

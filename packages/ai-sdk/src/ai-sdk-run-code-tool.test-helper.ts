@@ -34,13 +34,20 @@ const usage = {
 
 /** The generate results of a model that calls `toolName` with `input`, then says `Done.` (the same in ai 6 and 7). */
 export function scriptedResponses(toolName: string, input: unknown) {
+  return scriptedSteps([{ toolName, input }]);
+}
+
+/** The generate results of a model that makes each tool call in its own step, then says `Done.`. */
+export function scriptedSteps(calls: readonly { readonly toolName: string; readonly input: unknown }[]) {
   return [
-    {
-      content: [{ type: 'tool-call' as const, toolCallId: 'call-1', toolName, input: JSON.stringify(input) }],
+    ...calls.map(({ toolName, input }, index) => ({
+      content: [
+        { type: 'tool-call' as const, toolCallId: `call-${index + 1}`, toolName, input: JSON.stringify(input) },
+      ],
       finishReason: { unified: 'tool-calls' as const, raw: 'tool_calls' },
       usage,
       warnings: [],
-    },
+    })),
     {
       content: [{ type: 'text' as const, text: 'Done.' }],
       finishReason: { unified: 'stop' as const, raw: 'stop' },

@@ -17,6 +17,7 @@ import type {
 } from '@sluice/code-runtime';
 import type { DeriveBindingsOptions, PolicyDefinition, PolicySource } from '@sluice/permissions';
 import { jsonSchema, type Tool, type ToolExecutionOptions, type ToolSet, tool } from 'ai';
+import { type AiSdkSearchToolsTool, createSearchToolsTool } from './ai-sdk-search-tools.js';
 import { convertAiSdkTools } from './ai-sdk-tools.js';
 
 /** Options for {@link createAiSdkRunCodeTool}. */
@@ -91,6 +92,28 @@ export type AiSdkRunCodeTool = Tool<RunCodeInput, AiSdkRunCodeOutput>;
  * malformed tools, a schema the AI SDK cannot convert, colliding names, bad options.
  */
 export async function createAiSdkRunCodeTool(options: AiSdkRunCodeToolOptions): Promise<AiSdkRunCodeTool> {
+  return (await buildAiSdkRunCode(options)).definition;
+}
+
+/**
+ * Both tools for a large catalogue: `run_code` (as {@link createAiSdkRunCodeTool} makes it) and
+ * `search_tools`, which finds tools and loads the deferred ones it finds into `run_code`'s loaded
+ * set, so the `run_code` description declares them from the next step. Spread it into `tools`.
+ */
+export async function createAiSdkCodeModeTools(options: AiSdkRunCodeToolOptions): Promise<AiSdkCodeModeTools> {
+  const { definition, runCode } = await buildAiSdkRunCode(options);
+  return { run_code: definition, search_tools: createSearchToolsTool(runCode) };
+}
+
+/** What {@link createAiSdkCodeModeTools} returns: the AI SDK tools by the names the model sees, a `ToolSet`. */
+export type AiSdkCodeModeTools = {
+  readonly run_code: AiSdkRunCodeTool;
+  readonly search_tools: AiSdkSearchToolsTool;
+};
+
+async function buildAiSdkRunCode(
+  options: AiSdkRunCodeToolOptions,
+): Promise<{ definition: AiSdkRunCodeTool; runCode: RunCodeTool }> {
   const runs = new Map<string, ToolExecutionOptions>();
   const converted = await convertAiSdkTools(options.tools, (runId) => runs.get(runId));
   const runCode: RunCodeTool = createRunCodeTool({
@@ -133,7 +156,7 @@ export async function createAiSdkRunCodeTool(options: AiSdkRunCodeToolOptions): 
     enumerable: true,
     configurable: true,
   });
-  return definition;
+  return { definition, runCode };
 }
 
 function structuredOutput(text: string, result: CodeRunResult | undefined): AiSdkRunCodeOutput {

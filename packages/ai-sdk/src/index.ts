@@ -1,8 +1,11 @@
-export { LoadedTools, type NamespaceGuide } from '@sluice/code-mode';
+export { LoadedTools, type NamespaceGuide, type ToolSearchHit } from '@sluice/code-mode';
 export {
+  type AiSdkCodeModeTools,
   type AiSdkRunCodeOutput,
   type AiSdkRunCodeTool,
   type AiSdkRunCodeToolOptions,
+  createAiSdkCodeModeTools,
   createAiSdkRunCodeTool,
 } from './ai-sdk-run-code-tool.js';
+export type { AiSdkSearchToolsInput, AiSdkSearchToolsOutput, AiSdkSearchToolsTool } from './ai-sdk-search-tools.js';
 export { type ConvertedTools, convertAiSdkTools, type ExecutionOptionsLookup } from './ai-sdk-tools.js';

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { blindCatalogueQueries } from './__fixtures__/blind-queries.js';
 import { catalogueQueries, largeCatalogue } from './__fixtures__/large-catalogue.js';
 import { defaultDeclarationsTokenBudget, generateDeclarations } from './declarations.js';
 import { ToolDiscovery } from './tool-discovery.js';
@@ -35,6 +36,23 @@ describe.each([100, 500] as const)('a %i-tool catalogue', (size) => {
     console.log(`${size} tools: ${30 - misses.length} of 30 queries hit in the top three`, misses);
     expect(catalogueQueries).toHaveLength(30);
     expect(30 - misses.length).toBeGreaterThanOrEqual(27);
+  });
+
+  // Thirty more, written by someone who had read neither the ranking code nor any result, from the
+  // catalogue alone (blind-queries.ts). The written set above was in view while the ranking was
+  // tuned; this one was not, so it is the honest figure. 2026-12-01: 25 of 30 at 100 tools, 24 at
+  // 500 — the misses need a synonym ("give money back" for a refund, "trigger" for create, "stop
+  // an alert from firing" for mute), which word matching does not know. The floor guards against
+  // a ranking change that loses hits; it is not a target.
+  it('finds the right tool in the top three for at least 24 of 30 blind queries', () => {
+    const discovery = new ToolDiscovery(tools, 'typescript');
+    const binding = (tool: string) => tool.replace('__', '.');
+    const misses = blindCatalogueQueries.filter(
+      ([query, tool]) => !discovery.search(query, 3).some((hit) => hit.name === binding(tool)),
+    );
+    console.log(`${size} tools: ${30 - misses.length} of 30 blind queries hit in the top three`, misses);
+    expect(blindCatalogueQueries).toHaveLength(30);
+    expect(30 - misses.length).toBeGreaterThanOrEqual(24);
   });
 
   it('narrows a search to one namespace', () => {

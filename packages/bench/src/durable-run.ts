@@ -87,7 +87,10 @@ async function measure(name: string, store: RunStore): Promise<Row> {
 }
 
 /** A host process dies inside its last call; this process resumes the run and times it. */
-async function resumeAfterCrash(kind: 'pglite' | 'postgres', where: string): Promise<{ resumeMs: number; openMs: number }> {
+async function resumeAfterCrash(
+  kind: 'pglite' | 'postgres',
+  where: string,
+): Promise<{ resumeMs: number; openMs: number }> {
   const runId = `crash-${kind}-${Date.now()}`;
   const child = spawn(
     process.execPath,
@@ -106,7 +109,8 @@ async function resumeAfterCrash(kind: 'pglite' | 'postgres', where: string): Pro
   await new Promise((resolve) => child.on('exit', resolve));
   await new Promise((resolve) => setTimeout(resolve, 350)); // the dead host's 300 ms lease
   let started = performance.now();
-  const store = kind === 'pglite' ? createPGliteRunStore({ dataDir: where }) : createPostgresRunStore({ connectionString: where });
+  const store =
+    kind === 'pglite' ? createPGliteRunStore({ dataDir: where }) : createPostgresRunStore({ connectionString: where });
   await store.getRun(runId);
   const openMs = performance.now() - started;
   const runs = createDurableRuns({
@@ -158,7 +162,9 @@ const lines = [
   '',
   `${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, Node ${process.version}, ${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown CPU'}), load average ${loadavg()
     .map((value) => value.toFixed(2))
-    .join(' ')} at the end, ${codeVersion()}. \`pnpm --filter @sluice/bench durable\`: QuickJS provider, a program of ${calls} sequential host calls, median of ${rounds} rounds interleaved with the plain run.`,
+    .join(
+      ' ',
+    )} at the end, ${codeVersion()}. \`pnpm --filter @sluice/bench durable\`: QuickJS provider, a program of ${calls} sequential host calls, median of ${rounds} rounds interleaved with the plain run.`,
   '',
   '| store | plain run ms | durable run ms | journal µs per call | replay ms | replay calls/s | store open ms | resume after SIGKILL ms |',
   '|---|---|---|---|---|---|---|---|',

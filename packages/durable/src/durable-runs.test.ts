@@ -87,6 +87,20 @@ return [a.input, b.input, c.input];`,
       expect((await store.getRun(outcome.runId))?.status).toBe('finished');
     });
 
+    it('journals calls as mapBindings adapts them', async () => {
+      const { tool } = countingTools();
+      const runs = durable({
+        tools: [tool('list')],
+        policy: { default: 'allow', rules: [] },
+        mapBindings: (bindings) => ({
+          tools: { list: (input, context) => bindings.tools!.list!(input === null ? {} : input, context) },
+        }),
+      });
+      const outcome = await runs.start({ program: 'return (await tools.list()).input;' });
+      expect(value(outcome)).toEqual({});
+      expect((await store.readJournal(outcome.runId))[0]?.intent.input).toBeNull();
+    });
+
     it('journals a refused or failing call as the error the program saw', async () => {
       const runs = durable({
         tools: [

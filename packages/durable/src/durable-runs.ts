@@ -53,6 +53,12 @@ export interface DurableRunsOptions {
   readonly permissions?: DeriveBindingsOptions;
   /** More host functions (not tools): journaled like tools, never run again after a crash. */
   readonly bindings?: Bindings;
+  /**
+   * Applied to the tools' bindings (from `deriveBindings`) before they are journaled, for a host
+   * that adapts calls on their way in; code mode passes a call with no argument as `{}` to a tool
+   * whose input properties are all optional.
+   */
+  readonly mapBindings?: (bindings: Bindings) => Bindings;
   /** Whether a policy `ask` pauses the run (default `true`) rather than waiting for `permissions.approve`. */
   readonly pauseOnAsk?: boolean;
   /** How long a pause token can be decided, in ms. Default 7 days. */
@@ -180,6 +186,7 @@ export function createDurableRuns(options: DurableRunsOptions): DurableRuns {
     tools.filter((tool) => tool.replay === 'safe').map((tool) => bindingPath(toolBindingName(tool.name, naming))),
   );
   const messageBytes = runtime.limits?.hostCallBytes ?? 64 * 1024;
+  const mapBindings = options.mapBindings ?? ((bindings: Bindings) => bindings);
 
   const execute = async (record: RunRecord, runOptions: DurableRunOptions): Promise<DurableOutcome> => {
     const { start } = record;
@@ -207,7 +214,7 @@ export function createDurableRuns(options: DurableRunsOptions): DurableRuns {
       ...(pauseOnAsk ? { approve, approvalTimeoutMs: pauseTtlMs } : {}),
     };
     const bindings = session.wrap(
-      { ...deriveBindings(tools, policy, permissions), ...options.bindings },
+      { ...mapBindings(deriveBindings(tools, policy, permissions)), ...options.bindings },
       { sluice: values.bindings() },
     );
     if (record.status === 'paused') await store.setStatus(start.runId, 'running');

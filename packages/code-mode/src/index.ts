@@ -36,7 +36,7 @@ export {
   type TakenImages,
   takeImages,
 } from './result-images.js';
-export { formatBytes, type RenderedSections, renderSections, summaryLine } from './result-render.js';
+export { formatBytes, type RenderedSections, renderSections, summaryLine, usageFacts } from './result-render.js';
 export {
   defaultSpillRetentionMs,
   maxSpillRetentionMs,
@@ -47,8 +47,10 @@ export {
 } from './result-spill.js';
 export { type RunCodeStructuredResult, runCodeOutputSchema, structuredResult } from './result-structured.js';
 export { type RunCodeDescriptionInput, runCodeDescription } from './run-code-description.js';
+export type { RunCodeDurableOptions } from './run-code-durable.js';
 export {
   createRunCodeTool,
+  type RunCodeDecision,
   type RunCodeInput,
   type RunCodeOutcome,
   type RunCodeResultOptions,

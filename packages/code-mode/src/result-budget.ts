@@ -1,6 +1,6 @@
 import { type CodeRunResult, InvalidRequestError, truncateUtf8, utf8ByteLength } from '@sluice/code-runtime';
 import { estimateTokens } from './declarations.js';
-import { renderSections } from './result-render.js';
+import { type RenderedSections, renderSections } from './result-render.js';
 import { defaultSpillRetentionMs, formatRetention, ResultSpill } from './result-spill.js';
 
 /** The default {@link RenderResultOptions.tokenBudget}: about 24 KB of text. */
@@ -56,6 +56,18 @@ export interface RenderedResult {
  * for its retention. Never a silent cut.
  */
 export function renderResult(result: CodeRunResult, options: RenderResultOptions = {}): RenderedResult {
+  return fitSections(renderSections(result), result.runId, options);
+}
+
+/**
+ * A header and body (see {@link renderSections}) as one text under the token budget, cut as
+ * {@link renderResult} cuts; the full text is kept under `runId` when cut.
+ */
+export function fitSections(
+  { header, body }: RenderedSections,
+  runId: string,
+  options: RenderResultOptions = {},
+): RenderedResult {
   const budget = options.tokenBudget ?? defaultResultTokenBudget;
   if (!Number.isInteger(budget) || budget < minResultTokenBudget) {
     throw new InvalidRequestError({
@@ -63,7 +75,6 @@ export function renderResult(result: CodeRunResult, options: RenderResultOptions
       field: 'tokenBudget',
     });
   }
-  const { header, body } = renderSections(result);
   const full = `${header}\n${body}`;
   if (estimateTokens(full) <= budget) {
     return { text: full, estimatedTokens: estimateTokens(full), cut: false, spillPath: undefined };
@@ -74,7 +85,7 @@ export function renderResult(result: CodeRunResult, options: RenderResultOptions
       ...(options.spillDirectory === undefined ? {} : { directory: options.spillDirectory }),
       ...(options.spillRetentionMs === undefined ? {} : { retentionMs: options.spillRetentionMs }),
     })
-  ).write(result.runId, full);
+  ).write(runId, full);
   const kept = 'id' in spill ? spill : undefined;
   const cutHeader = `${header} · cut to fit ${budget} tokens`;
   const fullBytes = utf8ByteLength(full);

@@ -44,6 +44,12 @@ export function renderSections(result: CodeRunResult): RenderedSections {
 
 /** The outcome and what the run used, on one line: `ok · 42 ms · 12 ms CPU · 3 host calls · 2 log lines`. */
 export function summaryLine(result: CodeRunResult): string {
+  const outcome = result.ok ? 'ok' : `failed: ${result.failure.kind}`;
+  return `${outcome} · ${usageFacts(result)}`;
+}
+
+/** What the run used, without its outcome: `42 ms · 12 ms CPU · 3 host calls · 2 log lines`. */
+export function usageFacts(result: CodeRunResult): string {
   const { usage } = result;
   const facts = [`${Math.round(usage.wallMs)} ms`];
   if (usage.cpuMs !== undefined) facts.push(`${Math.round(usage.cpuMs)} ms CPU`);
@@ -53,16 +59,16 @@ export function summaryLine(result: CodeRunResult): string {
   if (failed > 0) facts.push(`${failed} failed`);
   facts.push(plural(result.logs.length, 'log line'));
   if (result.logsTruncated) facts.push('logs truncated');
-  const outcome = result.ok ? 'ok' : `failed: ${result.failure.kind}`;
-  return `${outcome} · ${facts.join(' · ')}`;
+  return facts.join(' · ');
 }
 
-function logsSection(logs: readonly LogEntry[], truncated: boolean): string {
-  if (logs.length === 0) return '--- logs ---\n(none)';
+/** The logs as the model reads them: `warn`/`error`/`debug` lines marked with their level, a note when the log budget cut them. */
+export function logsSection(logs: readonly LogEntry[], truncated: boolean, title = 'logs'): string {
+  if (logs.length === 0) return `--- ${title} ---\n(none)`;
   const lines = logs.map((entry) =>
     entry.level === 'log' || entry.level === 'info' ? entry.text : `[${entry.level}] ${entry.text}`,
   );
-  return `--- logs${truncated ? ' (truncated by the log budget)' : ''} ---\n${lines.join('\n')}`;
+  return `--- ${title}${truncated ? ' (truncated by the log budget)' : ''} ---\n${lines.join('\n')}`;
 }
 
 function failureSection(failure: CodeRunFailure): string {

@@ -1,4 +1,5 @@
 import { type CodeRuntimeLanguage, wellFormedText } from '@sluice/code-runtime';
+import { storedValueLimits } from '@sluice/run-store';
 import type { ToolDeclarations } from './declarations.js';
 import { describeLimits, type RuntimeLimits } from './runtime-limits.js';
 
@@ -7,11 +8,16 @@ export interface RunCodeDescriptionInput {
   readonly language: CodeRuntimeLanguage;
   readonly declarations: ToolDeclarations;
   readonly limits: RuntimeLimits;
+  /**
+   * Whether programs have `sluice.store`/`sluice.load` (a durable tool with a conversation): the
+   * description then says how to keep values for the conversation's next programs. Default `false`.
+   */
+  readonly storedValues?: boolean;
 }
 
 const guides: Record<
   CodeRuntimeLanguage,
-  { intro: string; rules: (example: string) => readonly string[]; fence: string }
+  { intro: string; rules: (example: string) => readonly string[]; fence: string; none: string }
 > = {
   typescript: {
     intro: 'Run a TypeScript program that calls the tools declared below as async functions',
@@ -24,6 +30,7 @@ const guides: Record<
       '`console.log` lines come back with the result. Type annotations are allowed.',
     ],
     fence: 'ts',
+    none: 'null',
   },
   python: {
     intro: 'Run a Python program that calls the tools declared below as async functions',
@@ -36,6 +43,7 @@ const guides: Record<
       '`print` output comes back with the result.',
     ],
     fence: 'python',
+    none: 'None',
   },
 };
 
@@ -48,12 +56,16 @@ const guides: Record<
 export function runCodeDescription(input: RunCodeDescriptionInput): string {
   const guide = guides[input.language];
   const limits = describeLimits(input.limits);
+  const rules = guide.rules(input.declarations.inlined[0] ?? input.declarations.paths[0] ?? 'tools.search');
+  const stored =
+    input.storedValues === true
+      ? [
+          `\`await sluice.store(key, value)\` keeps a JSON value for the next programs of this conversation (only if this program succeeds; ${guide.none} deletes it), and \`await sluice.load(key)\` reads one back (${guide.none} when there is none): at most ${count(storedValueLimits.valueChars)} characters of JSON a value, ${count(storedValueLimits.totalChars)} in all.`,
+        ]
+      : [];
   const parts = [
     `${guide.intro}, and get back what it logged and returned. One program can do the work of many tool calls: loop, branch, filter and fan out in a single step. Only the logs and the returned value come back, so return just what you need.`,
-    guide
-      .rules(input.declarations.inlined[0] ?? input.declarations.paths[0] ?? 'tools.search')
-      .map((rule) => `- ${rule}`)
-      .join('\n'),
+    [...rules, ...stored].map((rule) => `- ${rule}`).join('\n'),
     limits.length > 0
       ? `Limits per run (going over one ends the run, and the result says which):\n${limits.join('\n')}`
       : 'Limits: this runtime does not publish its budgets; a run that exceeds one ends, and the result says which.',
@@ -61,4 +73,9 @@ export function runCodeDescription(input: RunCodeDescriptionInput): string {
   ];
   // Tool names and descriptions are foreign text: an MCP server's may hold half of a surrogate pair.
   return wellFormedText(parts.join('\n\n'));
+}
+
+/** A count of characters as a person says it: `256K`, `1M`. */
+function count(characters: number): string {
+  return characters % 1024 ** 2 === 0 ? `${characters / 1024 ** 2}M` : `${Math.floor(characters / 1024)}K`;
 }

@@ -1,13 +1,16 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import {
   type Bindings,
   type CodeRunEvent,
   type CodeRunResult,
   type CodeRuntime,
-  type HostFunction,
+  InvalidRequestError,
   type JsonObject,
   type JsonValue,
   wellFormedText,
 } from '@sluice/code-runtime';
+import { createDurableRuns, type DurableOutcome, type DurableRuns } from '@sluice/durable';
 import {
   createPolicy,
   type DeriveBindingsOptions,
@@ -19,12 +22,13 @@ import {
   type ToolBindingNameOptions,
 } from '@sluice/permissions';
 import { generateDeclarations, type ToolDeclarations } from './declarations.js';
-import { declareTools, type NamespaceGuide, type ToolPlacement } from './declarations-entry.js';
+import type { NamespaceGuide, ToolPlacement } from './declarations-entry.js';
 import type { UntypedResults } from './declarations-tool-content.js';
 import { LoadedTools } from './loaded-tools.js';
 import { createReadOutputTool, type ReadOutputTool, readOutputToolName } from './read-output-tool.js';
 import {
   defaultResultTokenBudget,
+  fitSections,
   type RenderedResult,
   type RenderResultOptions,
   renderResult,
@@ -33,6 +37,8 @@ import { type ImageContent, takeImages } from './result-images.js';
 import { ResultSpill } from './result-spill.js';
 import { type RunCodeStructuredResult, runCodeOutputSchema, structuredResult } from './result-structured.js';
 import { runCodeDescription } from './run-code-description.js';
+import { checkDurableOptions, durableSections, type RunCodeDurableOptions } from './run-code-durable.js';
+import { inputProblem, withEmptyInputs } from './run-code-inputs.js';
 import { readRuntimeLimits } from './runtime-limits.js';
 
 /** Options for {@link createRunCodeTool}. */
@@ -61,6 +67,14 @@ export interface RunCodeToolOptions {
    * `tool-content` when they are MCP tools whose results arrive as `ToolContent`.
    */
   readonly untypedResults?: UntypedResults;
+  /**
+   * Makes runs durable (`@sluice/durable`): each host call journaled to `store`, a policy `ask`
+   * pausing the run until {@link RunCodeTool.decide}, a stopped run continued by
+   * {@link RunCodeTool.resume}, and `sluice.store`/`sluice.load` per `conversation`. Needs a
+   * runtime that publishes `determinism` (the QuickJS provider); `permissions.approve` is then unused.
+   * A store that fails rejects `run`, `decide` and `resume`: nothing is final, and the run can be resumed.
+   */
+  readonly durable?: RunCodeDurableOptions;
 }
 
 /** Result options for {@link createRunCodeTool}. */
@@ -89,6 +103,11 @@ export interface RunCodeRunOptions {
   readonly signal?: AbortSignal;
   /** Streams logs and host calls as they happen. */
   readonly onEvent?: (event: CodeRunEvent) => void;
+  /**
+   * Durable runs only: the run's id in the store (default `durable_<UUID>`), such as the model's
+   * tool-call id, so the host can resume the run after a crash without having seen an outcome.
+   */
+  readonly runId?: string;
 }
 
 /** The outcome of one `run_code` call: the raw result and the text the model reads. */
@@ -100,7 +119,16 @@ export interface RunCodeOutcome {
   readonly structured?: RunCodeStructuredResult | undefined;
   /** Images in the returned value, to send along with the text when `result.attachImages` is set; otherwise empty. */
   readonly images?: readonly ImageContent[];
+  /**
+   * With `durable`: how the run stands. `paused` carries the pause token, for the host to show a
+   * person and pass to {@link RunCodeTool.decide}; the model is never shown it. `undefined` when
+   * the tool is not durable or nothing ran.
+   */
+  readonly durable?: DurableOutcome;
 }
+
+/** A person's answer to a paused call: allow it, or deny it with a reason the program reads. */
+export type RunCodeDecision = { readonly decision: 'allow' } | { readonly decision: 'deny'; readonly reason?: string };
 
 /** The `run_code` tool: a definition to hand the model, and the function that serves its calls. */
 export interface RunCodeTool {
@@ -123,6 +151,19 @@ export interface RunCodeTool {
   execute(input: JsonValue, context?: RunCodeRunOptions): Promise<string>;
   /** Like {@link execute}, but also returns the raw result. */
   run(input: RunCodeInput | JsonValue, options?: RunCodeRunOptions): Promise<RunCodeOutcome>;
+  /**
+   * With `durable`: gives a person's decision on a paused call and continues its run by replay,
+   * resolving with the outcome rendered as {@link run} renders it (the text to give the model).
+   * Deciding a token again resolves with the same outcome. Rejects with `DurableRunError` for an
+   * unknown or expired token, and with `InvalidRequestError` when the tool is not durable.
+   */
+  decide(token: string, decision: RunCodeDecision, options?: RunCodeRunOptions): Promise<RunCodeOutcome>;
+  /**
+   * With `durable`: continues a run whose host stopped (a crash, a deploy) by replaying its journal,
+   * rendered as {@link run} renders it; a finished run resolves with its stored outcome. Rejects with
+   * `DurableRunError` for an unknown run, one another host holds, or one waiting for a decision.
+   */
+  resume(runId: string, options?: RunCodeRunOptions): Promise<RunCodeOutcome>;
 }
 
 const inputSchema: JsonObject = {
@@ -144,7 +185,10 @@ const inputSchema: JsonObject = {
  * in `context`. Throws for misuse only: malformed tools, colliding names, bad options.
  */
 export function createRunCodeTool(options: RunCodeToolOptions): RunCodeTool {
-  const { context, tools } = options;
+  const { context, tools, durable } = options;
+  if (durable !== undefined) checkDurableOptions(durable, context.codeRuntime);
+  // One owner for every durable run this tool starts, whichever runtime or declarations it used.
+  const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const naming: ToolBindingNameOptions = {
     ...(options.permissions?.defaultNamespace === undefined
       ? {}
@@ -180,7 +224,13 @@ export function createRunCodeTool(options: RunCodeToolOptions): RunCodeTool {
   const loaded = options.loadedTools ?? new LoadedTools();
   const cache = new WeakMap<
     CodeRuntime,
-    { version: number; declarations: ToolDeclarations; description: string; bindings: Bindings }
+    {
+      version: number;
+      declarations: ToolDeclarations;
+      description: string;
+      bindings: Bindings;
+      durableRuns: () => DurableRuns;
+    }
   >();
   const forRuntime = (runtime: CodeRuntime) => {
     let entry = cache.get(runtime);
@@ -196,9 +246,25 @@ export function createRunCodeTool(options: RunCodeToolOptions): RunCodeTool {
         ...(options.declarationsTokenBudget === undefined ? {} : { tokenBudget: options.declarationsTokenBudget }),
       });
       const limits = readRuntimeLimits(runtime);
-      const description = runCodeDescription({ language, declarations, limits });
+      const storedValues = durable?.conversation !== undefined;
+      const description = runCodeDescription({ language, declarations, limits, storedValues });
       const bindings = { ...toolBindings, ...declarations.discovery.bindings };
-      entry = { version, declarations, description, bindings };
+      let durableRuns: DurableRuns | undefined;
+      const made = () => {
+        durableRuns ??= createDurableRuns({
+          runtime,
+          store: (durable as RunCodeDurableOptions).store,
+          tools,
+          policy: options.policy,
+          ...(options.permissions === undefined ? {} : { permissions: options.permissions }),
+          bindings: declarations.discovery.bindings,
+          owner,
+          ...(durable?.pauseTtlMs === undefined ? {} : { pauseTtlMs: durable.pauseTtlMs }),
+          ...(durable?.leaseMs === undefined ? {} : { leaseMs: durable.leaseMs }),
+        });
+        return durableRuns;
+      };
+      entry = { version, declarations, description, bindings, durableRuns: made };
       cache.set(runtime, entry);
     }
     return entry;
@@ -218,13 +284,42 @@ export function createRunCodeTool(options: RunCodeToolOptions): RunCodeTool {
       };
     }
     const runtime = context.codeRuntime;
-    const { bindings } = forRuntime(runtime);
-    const result = await runtime.run({
-      program: (input as RunCodeInput).code,
-      bindings,
-      ...(runOptions.signal === undefined ? {} : { signal: runOptions.signal }),
-      ...(runOptions.onEvent === undefined ? {} : { onEvent: runOptions.onEvent }),
-    });
+    const { bindings, durableRuns } = forRuntime(runtime);
+    const program = (input as RunCodeInput).code;
+    if (durable !== undefined) {
+      const outcome = await durableRuns().start({
+        program,
+        ...(durable.conversation === undefined ? {} : { conversation: durable.conversation }),
+        ...(runOptions.runId === undefined ? {} : { runId: runOptions.runId }),
+        ...runOptionsOf(runOptions),
+      });
+      return outcomeOf(outcome.result, outcome);
+    }
+    return outcomeOf(await runtime.run({ program, bindings, ...runOptionsOf(runOptions) }));
+  };
+
+  const durableRunsOf = (method: string): DurableRuns => {
+    if (durable === undefined) {
+      throw new InvalidRequestError({
+        message: `run_code.${method} continues durable runs: create the tool with the durable option.`,
+        field: method,
+      });
+    }
+    return forRuntime(context.codeRuntime).durableRuns();
+  };
+
+  /** What the model and the host get of a run's result, and of how a durable run stands. */
+  function outcomeOf(result: CodeRunResult, outcome?: DurableOutcome): RunCodeOutcome {
+    const sections = outcome === undefined ? undefined : durableSections(outcome);
+    if (sections !== undefined) {
+      const text = fitSections(sections, result.runId, renderOptions);
+      const structured = structuredResult(result, {
+        value: undefined,
+        maxBytes: tokenBudget * 4,
+        outputId: text.outputId,
+      });
+      return { result, rendered: text, structured, images: [], durable: outcome };
+    }
     const taken = result.ok ? takeImages(result.value, attachImages) : { value: undefined, images: [] };
     const shown: CodeRunResult = result.ok && taken.value !== undefined ? { ...result, value: taken.value } : result;
     const rendered = renderResult(shown, renderOptions);
@@ -233,8 +328,14 @@ export function createRunCodeTool(options: RunCodeToolOptions): RunCodeTool {
       maxBytes: tokenBudget * 4,
       outputId: rendered.outputId,
     });
-    return { result, rendered, structured, images: taken.images };
-  };
+    return {
+      result,
+      rendered,
+      structured,
+      images: taken.images,
+      ...(outcome === undefined ? {} : { durable: outcome }),
+    };
+  }
 
   return {
     name: 'run_code',
@@ -252,41 +353,20 @@ export function createRunCodeTool(options: RunCodeToolOptions): RunCodeTool {
     loadedTools: loaded,
     execute: async (input, runOptions) => (await run(input, runOptions)).rendered.text,
     run,
+    async decide(token, decision, runOptions = {}) {
+      const outcome = await durableRunsOf('decide').decide(token, decision, runOptionsOf(runOptions));
+      return outcomeOf(outcome.result, outcome);
+    },
+    async resume(runId, runOptions = {}) {
+      const outcome = await durableRunsOf('resume').resume(runId, runOptionsOf(runOptions));
+      return outcomeOf(outcome.result, outcome);
+    },
   };
 }
 
-/**
- * A program that calls a tool with nothing sends `null`. When every property of the tool's input
- * is optional, the declarations say the argument may be left out, so `null` is passed on as `{}`
- * (before the policy and the schema see it) rather than failing validation as "not an object".
- */
-function withEmptyInputs(bindings: Bindings, tools: readonly Tool[], naming: ToolBindingNameOptions): Bindings {
-  const optional = new Set(
-    declareTools(tools, naming)
-      .entries.filter(({ input }) => input.kind === 'object' && input.properties.every((property) => property.optional))
-      .map((entry) => entry.path),
-  );
-  const wrapped: Record<string, Record<string, HostFunction>> = {};
-  for (const [namespace, functions] of Object.entries(bindings)) {
-    wrapped[namespace] = {};
-    for (const [name, fn] of Object.entries(functions)) {
-      wrapped[namespace][name] = optional.has(`${namespace}.${name}`)
-        ? (input, context) => fn(input === null ? {} : input, context)
-        : fn;
-    }
-  }
-  return wrapped;
-}
-
-function inputProblem(input: unknown): string | undefined {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    return 'the input must be an object like {"code": "..."}.';
-  }
-  const { code, description } = input as Record<string, unknown>;
-  if (typeof code !== 'string' || code.trim() === '') return '`code` must be a non-empty string holding the program.';
-  if (description !== undefined && typeof description !== 'string') return '`description` must be a string when given.';
-  const extra = Object.keys(input).filter((key) => key !== 'code' && key !== 'description');
-  if (extra.length > 0)
-    return `unknown input field${extra.length === 1 ? '' : 's'} ${extra.join(', ')}; send only code and description.`;
-  return undefined;
+function runOptionsOf(options: RunCodeRunOptions): Pick<RunCodeRunOptions, 'signal' | 'onEvent'> {
+  return {
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+    ...(options.onEvent === undefined ? {} : { onEvent: options.onEvent }),
+  };
 }

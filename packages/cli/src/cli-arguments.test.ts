@@ -59,6 +59,46 @@ describe('parseCommandLine', () => {
     });
   });
 
+  it('reads --run-store and --conversation for run, and resume with a token or a run', () => {
+    expect(
+      parseCommandLine(['run', 'job.ts', '--runtime', 'quickjs', '--run-store', 'runs', '--conversation', 'c1']),
+    ).toMatchObject({ command: 'run', runStore: 'runs', conversation: 'c1' });
+    expect(parseCommandLine(['run', 'job.ts'])).toMatchObject({ runStore: undefined, conversation: undefined });
+    expect(
+      parseCommandLine([
+        'resume',
+        'pause_a',
+        '--allow',
+        '--run-store',
+        'runs',
+        '--tools',
+        't.mjs',
+        '--wall-time-ms',
+        '500',
+      ]),
+    ).toEqual({
+      command: 'resume',
+      token: 'pause_a',
+      decision: { decision: 'allow' },
+      run: undefined,
+      runStore: 'runs',
+      tools: 't.mjs',
+      policy: undefined,
+      runtime: undefined,
+      json: false,
+      verbosity: 'normal',
+      budgets: { wallTimeMs: 500 },
+    });
+    expect(
+      parseCommandLine(['resume', 'pause_a', '--deny', '--reason', 'not now', '--run-store', 'runs']),
+    ).toMatchObject({ decision: { decision: 'deny', reason: 'not now' } });
+    expect(parseCommandLine(['resume', '--run', 'durable_1', '--run-store', 'runs'])).toMatchObject({
+      token: undefined,
+      decision: undefined,
+      run: 'durable_1',
+    });
+  });
+
   it('reads --runtime for run and declarations, leaving it unset by default', () => {
     expect(parseCommandLine(['run', 'job.ts', '--runtime', 'quickjs'])).toMatchObject({ runtime: 'quickjs' });
     expect(parseCommandLine(['run', 'job.ts', '--runtime=worker-thread'])).toMatchObject({ runtime: 'worker-thread' });
@@ -102,9 +142,9 @@ describe('parseCommandLine', () => {
 
   it('refuses each bad command line with one sentence', () => {
     const cases: [string[], string][] = [
-      [[], 'Name a command: run, declarations, demo or mcp.'],
-      [['launch'], 'Unknown command "launch"; the commands are run, declarations, demo and mcp.'],
-      [['help', 'launch'], 'Unknown help topic "launch"; the commands are run, declarations, demo and mcp.'],
+      [[], 'Name a command: run, resume, declarations, demo or mcp.'],
+      [['launch'], 'Unknown command "launch"; the commands are run, resume, declarations, demo and mcp.'],
+      [['help', 'launch'], 'Unknown help topic "launch"; the commands are run, resume, declarations, demo and mcp.'],
       [['run'], 'sluice run needs a program file, such as program.ts or program.py, or - for stdin.'],
       [['run', 'a.ts', 'b.ts'], 'sluice run takes one program file, but also got "b.ts".'],
       [['run', 'a.ts', '--fast'], 'Unknown option --fast for sluice run.'],
@@ -125,6 +165,38 @@ describe('parseCommandLine', () => {
       [['demo', '--fast'], 'Unknown option --fast for sluice demo.'],
       [['demo', 'extra'], 'sluice demo takes no file arguments, but also got "extra".'],
       [['declarations'], 'sluice declarations needs --tools <module>.'],
+      [
+        ['run', 'a.ts', '--conversation', 'c1'],
+        '--conversation keeps values between durable runs: give --run-store <directory> too.',
+      ],
+      [
+        ['resume', '--run-store', 'runs'],
+        'sluice resume needs the pause token a paused run printed, or --run <runId> to continue a run whose host stopped.',
+      ],
+      [
+        ['resume', 'pause_x', '--run', 'r1', '--run-store', 'runs'],
+        'Give sluice resume a pause token or --run <runId>, not both.',
+      ],
+      [
+        ['resume', 'pause_x', '--run-store', 'runs'],
+        'Answer the paused call with --allow or --deny [--reason <text>].',
+      ],
+      [['resume', 'pause_x', '--allow', '--deny', '--run-store', 'runs'], 'Choose --allow or --deny, not both.'],
+      [
+        ['resume', 'pause_x', '--allow', '--reason', 'ok', '--run-store', 'runs'],
+        '--reason goes with --deny: it tells the program why.',
+      ],
+      [
+        ['resume', '--run', 'r1', '--allow', '--run-store', 'runs'],
+        '--allow and --deny answer a pause token; --run continues a run whose host stopped.',
+      ],
+      [['resume', 'pause_x', '--allow'], 'sluice resume needs --run-store <directory>, as the run was given.'],
+      [['run', 'a.ts', '--run-store='], '--run-store needs a directory, or a postgres:// URL.'],
+      [
+        ['run', 'a.ts', '--run-store', 'runs', '--conversation='],
+        '--conversation needs an id, such as the chat it belongs to.',
+      ],
+      [['resume', 'pause_x', 'pause_y', '--allow'], 'sluice resume takes one pause token, but also got "pause_y".'],
       [['declarations', '--tools', 't.ts', '--verbose'], 'Unknown option --verbose for sluice declarations.'],
       [
         ['declarations', '--tools', 't.ts', '--language', 'ruby'],

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import type { RunCodeDecision } from '@sluice/code-mode';
 import { type CodeRuntimeLanguage, foreignText } from '@sluice/code-runtime';
 import { type BudgetSettings, readBudgetFlags, type TypeScriptRuntimeName, typescriptRuntimes } from './cli-budgets.js';
 import { type CommandSpec, commandSpecs } from './cli-commands.js';
@@ -27,6 +28,27 @@ export type CliCommand =
       readonly json: boolean;
       readonly verbosity: Verbosity;
       readonly budgets: BudgetSettings;
+      /** Given with `--run-store`: a directory (embedded store) or a `postgres://` URL; the run is durable. */
+      readonly runStore: string | undefined;
+      /** Given with `--conversation`: whose `sluice.store`/`sluice.load` values the durable run uses. */
+      readonly conversation: string | undefined;
+    }
+  | {
+      readonly command: 'resume';
+      /** The pause token to decide, or `undefined` with `run`. */
+      readonly token: string | undefined;
+      /** The person's decision on the token's call (`--allow`, `--deny [--reason]`); `undefined` with `run`. */
+      readonly decision: RunCodeDecision | undefined;
+      /** Given with `--run`: a run whose host stopped, to continue by replay. */
+      readonly run: string | undefined;
+      readonly runStore: string;
+      readonly tools: string | undefined;
+      readonly policy: string | undefined;
+      /** Given with `--runtime`: the provider the run started on (quickjs otherwise). */
+      readonly runtime: TypeScriptRuntimeName | undefined;
+      readonly json: boolean;
+      readonly verbosity: Verbosity;
+      readonly budgets: BudgetSettings;
     }
   | {
       readonly command: 'declarations';
@@ -38,7 +60,7 @@ export type CliCommand =
       readonly budgets: BudgetSettings;
     };
 
-const commandList = 'run, declarations, demo and mcp';
+const commandList = 'run, resume, declarations, demo and mcp';
 
 /** Parses `argv` (without `node` and the script). Throws {@link UsageError} with one sentence for anything wrong. */
 export function parseCommandLine(argv: readonly string[]): CliCommand {
@@ -70,6 +92,12 @@ export function parseCommandLine(argv: readonly string[]): CliCommand {
       if (program === undefined) {
         throw usage('sluice run needs a program file, such as program.ts or program.py, or - for stdin.');
       }
+      const runStore = readRunStore(values['run-store']);
+      const conversation = values.conversation as string | undefined;
+      if (conversation === '') throw usage('--conversation needs an id, such as the chat it belongs to.');
+      if (conversation !== undefined && runStore === undefined) {
+        throw usage('--conversation keeps values between durable runs: give --run-store <directory> too.');
+      }
       return {
         command: 'run',
         program,
@@ -80,8 +108,12 @@ export function parseCommandLine(argv: readonly string[]): CliCommand {
         json: values.json === true,
         verbosity,
         budgets: readBudgetFlags(values),
+        runStore,
+        conversation,
       };
     }
+    case 'resume':
+      return readResume(values, positionals[0], verbosity);
     default: {
       const tools = values.tools as string | undefined;
       if (tools === undefined) throw usage('sluice declarations needs --tools <module>.');
@@ -96,6 +128,57 @@ export function parseCommandLine(argv: readonly string[]): CliCommand {
       };
     }
   }
+}
+
+function readResume(
+  values: Readonly<Record<string, string | boolean | undefined>>,
+  token: string | undefined,
+  verbosity: Verbosity,
+): CliCommand {
+  const run = values.run as string | undefined;
+  const runStore = readRunStore(values['run-store']);
+  const reason = values.reason as string | undefined;
+  if (token !== undefined && run !== undefined) {
+    throw usage('Give sluice resume a pause token or --run <runId>, not both.');
+  }
+  if (token === undefined && run === undefined) {
+    throw usage(
+      'sluice resume needs the pause token a paused run printed, or --run <runId> to continue a run whose host stopped.',
+    );
+  }
+  if (values.allow === true && values.deny === true) throw usage('Choose --allow or --deny, not both.');
+  if (reason !== undefined && values.deny !== true) throw usage('--reason goes with --deny: it tells the program why.');
+  if (run !== undefined && (values.allow === true || values.deny === true)) {
+    throw usage('--allow and --deny answer a pause token; --run continues a run whose host stopped.');
+  }
+  if (token !== undefined && values.allow !== true && values.deny !== true) {
+    throw usage('Answer the paused call with --allow or --deny [--reason <text>].');
+  }
+  if (runStore === undefined) throw usage('sluice resume needs --run-store <directory>, as the run was given.');
+  const decision: RunCodeDecision | undefined =
+    token === undefined
+      ? undefined
+      : values.allow === true
+        ? { decision: 'allow' }
+        : { decision: 'deny', ...(reason === undefined ? {} : { reason }) };
+  return {
+    command: 'resume',
+    token,
+    decision,
+    run,
+    runStore,
+    tools: values.tools as string | undefined,
+    policy: values.policy as string | undefined,
+    runtime: readRuntime(values.runtime),
+    json: values.json === true,
+    verbosity,
+    budgets: readBudgetFlags(values),
+  };
+}
+
+function readRunStore(value: unknown): string | undefined {
+  if (value === '') throw usage('--run-store needs a directory, or a postgres:// URL.');
+  return value as string | undefined;
 }
 
 function usage(message: string): UsageError {
@@ -142,7 +225,7 @@ function parse(
   const extra = parsed.positionals.slice(spec.positionals);
   if (extra.length > 0) {
     throw usage(
-      `sluice ${spec.name} takes ${spec.positionals === 0 ? 'no file arguments' : 'one program file'}, but also got ${extra.map((value) => JSON.stringify(value)).join(', ')}.`,
+      `sluice ${spec.name} takes ${spec.positionals === 0 ? 'no file arguments' : `one ${spec.positionalName ?? 'program file'}`}, but also got ${extra.map((value) => JSON.stringify(value)).join(', ')}.`,
     );
   }
   return parsed;

@@ -12,7 +12,7 @@ export interface OptionSpec {
 
 /** One command: its synopsis, what it does, and its options. */
 export interface CommandSpec {
-  readonly name: 'run' | 'declarations' | 'demo' | 'mcp';
+  readonly name: 'run' | 'resume' | 'declarations' | 'demo' | 'mcp';
   readonly synopsis: string;
   /** One line for the overview. */
   readonly summary: string;
@@ -21,6 +21,8 @@ export interface CommandSpec {
   readonly options: readonly OptionSpec[];
   /** How many file arguments it takes. */
   readonly positionals: 0 | 1;
+  /** What the argument is, in messages (`program file` when not said). */
+  readonly positionalName?: string;
 }
 
 const help: OptionSpec = { name: 'help', type: 'boolean', short: 'h', help: 'Print this help.' };
@@ -35,6 +37,34 @@ const runtime: OptionSpec = {
   type: 'string',
   value: typescriptRuntimes.join('|'),
   help: 'The provider for a TypeScript/JavaScript program: V8 in worker threads, or QuickJS in WebAssembly (worker-thread).',
+};
+const tools: OptionSpec = {
+  name: 'tools',
+  type: 'string',
+  value: 'module',
+  help: 'A .ts/.js module exporting the tools (none).',
+};
+const policy: OptionSpec = {
+  name: 'policy',
+  type: 'string',
+  value: 'file.json',
+  help: 'A @sluice/permissions policy file (allow every tool).',
+};
+const json: OptionSpec = {
+  name: 'json',
+  type: 'boolean',
+  help: 'Print the whole result as JSON on stdout, and nothing else there.',
+};
+const verbose: OptionSpec = {
+  name: 'verbose',
+  type: 'boolean',
+  help: "Also print the runtime's budgets and isolation before the run, and each host call after it.",
+};
+const runStore: OptionSpec = {
+  name: 'run-store',
+  type: 'string',
+  value: 'directory|postgres://…',
+  help: 'Run durably: journal each tool call to this store (a directory for the embedded store, created if missing, or a PostgreSQL URL); a policy "ask" then pauses the run for sluice resume. Needs --runtime quickjs.',
 };
 const budgets: OptionSpec[] = budgetFlags.map(({ flag, help }) => ({
   name: flag,
@@ -53,15 +83,12 @@ export const commandSpecs: readonly CommandSpec[] = [
     description: `Runs a program the way a model's run_code call does. "-" reads the program from stdin.
 Logs stream as they come (log/info/debug to stdout, warn/error to stderr); then the value
 (stdout) or the failure (stderr), and a usage line (stderr).
-Exit 0 ok, 1 the program failed, 2 bad input, 130 interrupted (Ctrl-C).`,
+With --run-store the run is durable: a call the policy asks about pauses it, and the
+token and the command that continues it are printed.
+Exit 0 ok, 1 the program failed, 2 bad input, 3 paused for an approval, 130 interrupted (Ctrl-C).`,
     options: [
-      { name: 'tools', type: 'string', value: 'module', help: 'A .ts/.js module exporting the tools (none).' },
-      {
-        name: 'policy',
-        type: 'string',
-        value: 'file.json',
-        help: 'A @sluice/permissions policy file (allow every tool).',
-      },
+      tools,
+      policy,
       {
         name: 'language',
         type: 'string',
@@ -69,17 +96,48 @@ Exit 0 ok, 1 the program failed, 2 bad input, 130 interrupted (Ctrl-C).`,
         help: 'The program\'s language (from its extension; "typescript" for "-").',
       },
       runtime,
-      { name: 'json', type: 'boolean', help: 'Print the whole result as JSON on stdout, and nothing else there.' },
+      json,
       quiet,
+      verbose,
+      runStore,
       {
-        name: 'verbose',
-        type: 'boolean',
-        help: "Also print the runtime's budgets and isolation before the run, and each host call after it.",
+        name: 'conversation',
+        type: 'string',
+        value: 'id',
+        help: 'With --run-store: the conversation whose values sluice.load reads and, when the program succeeds, sluice.store writes.',
       },
       ...budgets,
       help,
     ],
     positionals: 1,
+  },
+  {
+    name: 'resume',
+    synopsis:
+      'sluice resume <token> --allow|--deny [--reason <text>] --run-store <directory> [--tools <module>] [--policy <file.json>] [options]',
+    summary: 'Continues a durable run: answers a paused call, or (--run <runId>) takes over after a crash.',
+    description: `Answers the call a durable run paused on and continues the run from where it stopped:
+its recorded calls are not made again. Give the tools, policy and budgets the run had.
+"sluice resume --run <runId>" continues a run whose host stopped (a crash, a killed process).
+Prints as sluice run does; the same token again prints the same outcome.
+Exit 0 ok, 1 the program failed, 2 bad input (an unknown or expired token), 3 paused again.`,
+    options: [
+      { name: 'allow', type: 'boolean', help: 'Let the paused call run.' },
+      { name: 'deny', type: 'boolean', help: 'Refuse it: the program gets an error from the call.' },
+      { name: 'reason', type: 'string', value: 'text', help: 'With --deny: why, for the program to read.' },
+      { name: 'run', type: 'string', value: 'runId', help: 'Continue this run instead of answering a token.' },
+      { ...runStore, help: 'The store the run was given with sluice run --run-store (required).' },
+      tools,
+      policy,
+      { ...runtime, help: 'The provider the run started on (quickjs).' },
+      json,
+      quiet,
+      verbose,
+      ...budgets,
+      help,
+    ],
+    positionals: 1,
+    positionalName: 'pause token',
   },
   {
     name: 'declarations',
@@ -88,13 +146,8 @@ Exit 0 ok, 1 the program failed, 2 bad input, 130 interrupted (Ctrl-C).`,
     description: `Prints what the model reads: how to write a program, the runtime's limits (the budget
 flags change them) and the declarations of the tools the policy may allow. Nothing runs.`,
     options: [
-      { name: 'tools', type: 'string', value: 'module', help: 'A .ts/.js module exporting the tools (required).' },
-      {
-        name: 'policy',
-        type: 'string',
-        value: 'file.json',
-        help: 'A @sluice/permissions policy file (allow every tool).',
-      },
+      { ...tools, help: 'A .ts/.js module exporting the tools (required).' },
+      policy,
       { name: 'language', type: 'string', value: 'typescript|python', help: 'Which declarations (typescript).' },
       runtime,
       { ...quiet, help: 'Leave out the size note on stderr.' },

@@ -21,6 +21,11 @@ export const exitSuccess = 0;
 export const exitProgramFailure = 1;
 /** Exit code: the command line or an input file was wrong; nothing ran. */
 export const exitUsageError = 2;
+/**
+ * Exit code: a durable run (`--run-store`) paused on a call the policy asks about; the token and
+ * the `sluice resume` command that continues it are printed. 3, after the codes a plain run uses.
+ */
+export const exitPaused = 3;
 /** Exit code: interrupted with Ctrl-C (SIGINT); the run was cancelled first. 128 + the signal's number, as shells do. */
 export const exitInterrupted = 130;
 

@@ -3,15 +3,17 @@ import { parseCommandLine } from './cli-arguments.js';
 import { commandHelpText, commandSpecs, overviewText } from './cli-commands.js';
 import { declarationsCommand } from './cli-declarations.js';
 import { type CliIo, exitSuccess, exitUsageError, UsageError } from './cli-io.js';
+import { resumeCommand } from './cli-resume.js';
 import { runCommand } from './cli-run.js';
 import { runDemo } from './demo/demo-run.js';
 
 /**
  * Runs the `sluice` command with `argv` (the arguments after the command name) and resolves with
- * its exit code: 0 success, 1 the program failed, 2 bad input (one sentence on stderr). Relative
- * paths are resolved against `io.cwd`; `sluice run -` reads `io.stdin`. Never calls
- * `process.exit`; aborting `signal` cancels a running program. `sluice mcp` serves over the
- * process's own stdio, so the `sluice` executable runs it (`runMcpCommand` of `@sluice/mcp`), not this.
+ * its exit code: 0 success, 1 the program failed, 2 bad input (one sentence on stderr), 3 a durable
+ * run paused for an approval. Relative paths are resolved against `io.cwd`; `sluice run -` reads
+ * `io.stdin`. Never calls `process.exit`; aborting `signal` cancels a running program. `sluice mcp`
+ * serves over the process's own stdio, so the `sluice` executable runs it (`runMcpCommand` of
+ * `@sluice/mcp`), not this.
  */
 export async function runCli(argv: readonly string[], io: CliIo, signal?: AbortSignal): Promise<number> {
   try {
@@ -27,6 +29,8 @@ export async function runCli(argv: readonly string[], io: CliIo, signal?: AbortS
         return await runDemo(io);
       case 'run':
         return await runCommand(command, io, signal);
+      case 'resume':
+        return await resumeCommand(command, io, signal);
       case 'declarations':
         return await declarationsCommand(command, io);
       case 'mcp':

@@ -1,19 +1,27 @@
-import { createRunCodeTool, summaryLine } from '@sluice/code-mode';
+import { randomUUID } from 'node:crypto';
+import { createRunCodeTool, type RunCodeDurableOptions } from '@sluice/code-mode';
 import {
-  type CodeRunEvent,
+  type CodeRuntime,
   type CodeRuntimeLanguage,
   InvalidRequestError,
   InvalidSettingsError,
-  type LogEntry,
 } from '@sluice/code-runtime';
 import { createContext } from '@sluice/context';
 import type { Policy, PolicyDefinition, Tool } from '@sluice/permissions';
+import type { RunStore } from '@sluice/run-store';
 import type { Verbosity } from './cli-arguments.js';
-import { type BudgetSettings, createBudgetedRuntime, type TypeScriptRuntimeName } from './cli-budgets.js';
+import {
+  type BudgetSettings,
+  createBudgetedRuntime,
+  type TypeScriptRuntimeName,
+  typescriptRuntimes,
+} from './cli-budgets.js';
+import { openRunStore, requireDeterminism, resumeOptions, withRunStore } from './cli-durable.js';
 import { loadPolicy, programLanguage, readProgram } from './cli-inputs.js';
-import { type CliIo, exitProgramFailure, exitSuccess, UsageError } from './cli-io.js';
+import { type CliIo, UsageError } from './cli-io.js';
+import { OutcomePrinter } from './cli-outcome.js';
 import { ProgressLine } from './cli-progress.js';
-import { callLines, describeFailure, roundedResult, runtimeLines } from './cli-report.js';
+import { runtimeLines } from './cli-report.js';
 import { loadToolsModule } from './cli-tools-module.js';
 
 /** Without `--policy`, every tool in the module is allowed: the operator chose them by naming the module. */
@@ -30,6 +38,10 @@ export interface RunCommandOptions {
   readonly json: boolean;
   readonly verbosity: Verbosity;
   readonly budgets: BudgetSettings;
+  /** A directory or `postgres://` URL: the run is durable, kept there, and pauses on a policy `ask`. */
+  readonly runStore?: string | undefined;
+  /** With `runStore`: the conversation whose stored values the program reads and writes. */
+  readonly conversation?: string | undefined;
 }
 
 /** `sluice run`: runs one program and prints what happened. Resolves with the exit code. */
@@ -37,46 +49,79 @@ export async function runCommand(options: RunCommandOptions, io: CliIo, signal?:
   const language = programLanguage(options.program, options.language, io.cwd);
   // Budgets are checked (by the provider) before anything is read or loaded.
   const runtime = createBudgetedRuntime(language, options.budgets, options.runtime);
-  const ctx = createContext();
-  ctx.provide('codeRuntime', runtime);
-  const progress = new ProgressLine(options.verbosity === 'quiet' ? { write: () => {} } : io.stderr);
-  let runCode: ReturnType<typeof buildRunCodeTool> | undefined;
+  const held = new HeldRun(runtime, io, options.verbosity);
   try {
+    if (options.runStore !== undefined) requireDeterminism(runtime);
     if (options.verbosity === 'verbose') io.stderr.write(runtimeLines(runtime));
     const code = await readProgram(options.program, io, signal);
-    const tools = options.tools === undefined ? [] : await loadToolsModule(options.tools, io.cwd);
-    const policy = options.policy === undefined ? allowEverything : loadPolicy(options.policy, io.cwd);
-    runCode = buildRunCodeTool(ctx, tools, policy);
-    const onEvent = (event: CodeRunEvent) => {
-      if (event.type === 'host-call-start') progress.hostCall();
-      if (event.type === 'log' && !options.json) printLog(io, progress, event);
-    };
-    const { result } = await runCode.run({ code }, { onEvent, ...(signal === undefined ? {} : { signal }) });
-    progress.stop();
-    if (result === undefined) {
-      throw new UsageError(`The program ${options.program === '-' ? 'on stdin' : options.program} is empty.`);
-    }
-    if (options.json) {
-      io.stdout.write(`${JSON.stringify(roundedResult(result), null, 2)}\n`);
-    } else {
-      if (result.ok && result.value !== undefined) io.stdout.write(`${JSON.stringify(result.value, null, 2)}\n`);
-      if (!result.ok) io.stderr.write(describeFailure(result.failure));
-    }
-    if (options.verbosity === 'verbose') io.stderr.write(callLines(result.calls));
-    if (!options.json && options.verbosity !== 'quiet') io.stderr.write(`sluice: ${summaryLine(result)}\n`);
-    return result.ok ? exitSuccess : exitProgramFailure;
+    const { tools, policy } = await loadToolsAndPolicy(options, io);
+    const location = options.runStore;
+    const store = location === undefined ? undefined : held.holdStore(openRunStore(location, io.cwd));
+    const runCode = held.holdTool(
+      buildRunCodeTool(
+        held.ctx,
+        tools,
+        policy,
+        store === undefined
+          ? undefined
+          : { store, ...(options.conversation === undefined ? {} : { conversation: options.conversation }) },
+      ),
+    );
+    const printer = new OutcomePrinter(io, held.progress, options);
+    const runOptions = { onEvent: printer.onEvent, ...(signal === undefined ? {} : { signal }) };
+    if (location === undefined) return printer.print(await runCode.run({ code }, runOptions));
+    // Chosen here, not by the store, so a run whose host dies can be found: `sluice resume --run <id>`.
+    const runId = `durable_${randomUUID()}`;
+    if (options.verbosity !== 'quiet') io.stderr.write(`sluice: durable run ${runId} in ${location}\n`);
+    const outcome = await withRunStore(location, () => runCode.run({ code }, { ...runOptions, runId }));
+    const again = resumeOptions({ ...options, runStore: location, runtime: options.runtime ?? typescriptRuntimes[0] });
+    return printer.print(outcome, again);
   } finally {
-    progress.stop();
-    // The full text of a cut result is of no use once the command ends: nothing is left in the temp folder.
-    runCode?.dispose();
-    // Disposing kills the sandbox: a cancelled run leaves no worker or child behind.
-    await ctx.dispose();
+    await held.release();
   }
 }
 
-function printLog(io: CliIo, progress: ProgressLine, entry: LogEntry): void {
-  const target = entry.level === 'warn' || entry.level === 'error' ? io.stderr : io.stdout;
-  progress.print(target, `${entry.text}\n`);
+/** What a command holds while its run goes: the runtime in a context, the progress line, the tool and the store. */
+export class HeldRun {
+  readonly ctx = createContext();
+  readonly progress: ProgressLine;
+  #tool: { dispose(): void } | undefined;
+  #store: RunStore | undefined;
+
+  constructor(runtime: CodeRuntime, io: CliIo, verbosity: Verbosity) {
+    this.ctx.provide('codeRuntime', runtime);
+    this.progress = new ProgressLine(verbosity === 'quiet' ? { write: () => {} } : io.stderr);
+  }
+
+  holdTool<T extends { dispose(): void }>(tool: T): T {
+    this.#tool = tool;
+    return tool;
+  }
+
+  holdStore(store: RunStore): RunStore {
+    this.#store = store;
+    return store;
+  }
+
+  /** Lets go of everything, in order; call it once, in `finally`. */
+  async release(): Promise<void> {
+    this.progress.stop();
+    // The full text of a cut result is of no use once the command ends: nothing is left in the temp folder.
+    this.#tool?.dispose();
+    // Disposing kills the sandbox: a cancelled run leaves no worker or child behind.
+    await this.ctx.dispose();
+    await this.#store?.close();
+  }
+}
+
+/** The tools module and the policy file the options name (no tools, and allow everything, when absent). */
+export async function loadToolsAndPolicy(
+  options: { readonly tools: string | undefined; readonly policy: string | undefined },
+  io: CliIo,
+): Promise<{ tools: Tool[]; policy: Policy | PolicyDefinition }> {
+  const tools = options.tools === undefined ? [] : await loadToolsModule(options.tools, io.cwd);
+  const policy = options.policy === undefined ? allowEverything : loadPolicy(options.policy, io.cwd);
+  return { tools, policy };
 }
 
 /** The `run_code` tool over these tools; a tool set or policy code mode refuses is a {@link UsageError}. */
@@ -84,9 +129,10 @@ export function buildRunCodeTool(
   ctx: ReturnType<typeof createContext>,
   tools: Tool[],
   policy: Policy | PolicyDefinition,
+  durable?: RunCodeDurableOptions,
 ): ReturnType<typeof createRunCodeTool> {
   try {
-    return createRunCodeTool({ context: ctx, tools, policy });
+    return createRunCodeTool({ context: ctx, tools, policy, ...(durable === undefined ? {} : { durable }) });
   } catch (error) {
     if (InvalidRequestError.isInstance(error) || InvalidSettingsError.isInstance(error)) {
       throw new UsageError(error.message);

@@ -2,6 +2,7 @@ export {
   type CliIo,
   type CliStream,
   exitInterrupted,
+  exitPaused,
   exitProgramFailure,
   exitSuccess,
   exitUsageError,

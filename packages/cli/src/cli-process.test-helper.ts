@@ -1,0 +1,26 @@
+import { spawn } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The command as a user runs it: bin/sluice.js, which loads the built dist/bin.js. */
+export const sluiceBin = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'sluice.js');
+
+/** How a `sluice` process ended, and all it wrote. */
+export interface FinishedSluice {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs the built `sluice` with `args` in `cwd`, stdin closed, and resolves when it has exited. */
+export function runSluice(args: readonly string[], cwd: string): Promise<FinishedSluice> {
+  const child = spawn(process.execPath, [sluiceBin, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  const output = { stdout: '', stderr: '' };
+  child.stdout.on('data', (chunk: Buffer) => {
+    output.stdout += chunk.toString('utf8');
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    output.stderr += chunk.toString('utf8');
+  });
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, ...output })));
+}

@@ -64,7 +64,7 @@ const runStore: OptionSpec = {
   name: 'run-store',
   type: 'string',
   value: 'directory|postgres://…',
-  help: 'Run durably: journal each tool call to this store (a directory for the embedded store, created if missing, or a PostgreSQL URL); a policy "ask" then pauses the run for sluice resume. Needs --runtime quickjs.',
+  help: 'Run durably: journal each tool call to this store (a directory for the embedded store, created if missing, or a PostgreSQL URL); a policy "ask" then pauses the run for sluice resume. TypeScript and JavaScript programs only.',
 };
 const budgets: OptionSpec[] = budgetFlags.map(({ flag, help }) => ({
   name: flag,

@@ -120,7 +120,7 @@ describe('sluice run --run-store and sluice resume (the built command)', slow, (
     expect(code).toBe(2);
     expect(stdout).toBe('');
     expect(stderr).toMatch(
-      /^sluice: --run-store needs a runtime that replays a program exactly, and the python runtime cannot yet: .*--runtime quickjs\.\n/,
+      /^sluice: --run-store needs a runtime that replays a program exactly, and the python runtime cannot yet: .*--runtime quickjs\)\.\n/,
     );
   });
 });

@@ -130,6 +130,18 @@ describe('run_code with durable runs', () => {
     );
   });
 
+  it('passes a call with no argument as {} to a tool whose input properties are all optional, as without durable', async () => {
+    const list: Tool = {
+      name: 'list_invoices',
+      description: 'Lists invoices.',
+      inputSchema: { type: 'object', properties: { status: { type: 'string' } } },
+      execute: (input) => ({ got: input }),
+    };
+    const { runCode } = durableTool({ tools: [list] });
+    const outcome = await runCode.run({ code: 'return await tools.list_invoices();' });
+    expect(outcome.result).toMatchObject({ ok: true, value: { got: {} } });
+  });
+
   it('renders a replay that took another path as a failure naming both calls', async () => {
     const { paid, runCode } = durableTool();
     const runId = `durable_test_${Math.random().toString(36).slice(2)}`;

@@ -25,7 +25,7 @@ const shownReasonBytes = 400;
 
 /**
  * Checks the `durable` option when the tool is made: a store, and a runtime that can replay. Throws
- * `InvalidSettingsError` naming the QuickJS provider, the one that publishes `determinism` today.
+ * `InvalidSettingsError` naming the providers that publish `determinism` today (QuickJS, worker-thread).
  */
 export function checkDurableOptions(durable: RunCodeDurableOptions, runtime: CodeRuntime): void {
   if (typeof durable !== 'object' || durable === null || typeof durable.store?.createRun !== 'function') {

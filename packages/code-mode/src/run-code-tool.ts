@@ -258,6 +258,8 @@ export function createRunCodeTool(options: RunCodeToolOptions): RunCodeTool {
           policy: options.policy,
           ...(options.permissions === undefined ? {} : { permissions: options.permissions }),
           bindings: declarations.discovery.bindings,
+          // As without durable: a call with no argument is `{}` for a tool whose input properties are all optional.
+          mapBindings: (bindings) => withEmptyInputs(bindings, tools, naming),
           owner,
           ...(durable?.pauseTtlMs === undefined ? {} : { pauseTtlMs: durable.pauseTtlMs }),
           ...(durable?.leaseMs === undefined ? {} : { leaseMs: durable.leaseMs }),

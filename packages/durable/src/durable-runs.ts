@@ -231,7 +231,8 @@ export function createDurableRuns(options: DurableRunsOptions): DurableRuns {
         ...(runOptions.signal === undefined ? {} : { signal: runOptions.signal }),
         ...(runOptions.onEvent === undefined ? {} : { onEvent: runOptions.onEvent }),
       });
-      stop = (reason) => run.cancel(reason);
+      // The runtime ends its cancel message with a full stop of its own.
+      stop = (reason) => run.cancel(reason.replace(/[.\s]+$/, ''));
       const result = await run.result;
       return await settleRun(start, result, session, values);
     } finally {

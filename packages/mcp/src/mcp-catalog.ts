@@ -10,6 +10,7 @@ import {
 } from '@sluice/code-mode';
 import type { CodeRuntime } from '@sluice/code-runtime';
 import { type ApprovalCallback, type PermissionDecision, toolBindingName } from '@sluice/permissions';
+import type { RunStore } from '@sluice/run-store';
 import type { SluiceMcpConfig, UpstreamServerConfig } from './mcp-config.js';
 import type { UpstreamServer } from './upstream-server.js';
 import { upstreamToolName, upstreamTools } from './upstream-tools.js';
@@ -41,6 +42,8 @@ export interface McpCatalogInput {
   readonly spill?: ResultSpill;
   /** Hears of deferred tools loaded by a search, so the client can be told the tool list changed. */
   readonly onToolsLoaded?: (paths: readonly string[]) => void;
+  /** Durable runs (`sluice.durable`): the run store, and the conversation of `sluice.store`/`sluice.load`. */
+  readonly durable?: { readonly store: RunStore; readonly conversation?: string };
 }
 
 /**
@@ -107,6 +110,7 @@ function buildParts(input: McpCatalogInput, loaded: LoadedTools): { runCode: Run
       ...(input.spill === undefined ? {} : { spill: input.spill, paging: true }),
       attachImages: true,
     },
+    ...(input.durable === undefined ? {} : { durable: input.durable }),
   });
   return { runCode };
 }
@@ -134,6 +138,19 @@ function upstreamNamespaces(
 }
 
 /** `search_tools` and `describe_tool`, as listed by `tools/list`. */
+/** The tool that continues a paused durable run: offered only with `sluice.durable`. */
+export const resumeRunToolDefinition: McpToolDefinition = {
+  name: 'resume_run',
+  description:
+    "Continue a durable run_code run that paused for a person's approval (its result named the run id): the person is asked again, and once they decide the run goes on from where it stopped and its result comes back. Also gives the result of a run that already finished, without running anything again.",
+  inputSchema: {
+    type: 'object',
+    properties: { run_id: { type: 'string', description: 'The run id the paused result named.' } },
+    required: ['run_id'],
+    additionalProperties: false,
+  },
+};
+
 export const discoveryToolDefinitions: readonly McpToolDefinition[] = [
   {
     name: 'search_tools',

@@ -107,6 +107,24 @@ describe('parseMcpConfig', () => {
     expect(Object.keys(config.upstreams[2]!)).not.toContain('pinned');
   });
 
+  it('reads sluice.durable: a directory resolved from the config, a postgres URL as it is', async () => {
+    const durable = (store: string) =>
+      parseMcpConfig(
+        { ...minimal, sluice: { runtime: { provider: 'quickjs' }, durable: { store, conversation: 'c' } } },
+        base,
+      );
+    expect((await durable('runs')).durable).toEqual({ store: resolve(base, 'runs'), conversation: 'c' });
+    expect((await durable('postgres://u@db/sluice')).durable).toEqual({
+      store: 'postgres://u@db/sluice',
+      conversation: 'c',
+    });
+    expect(await problem({ ...minimal, sluice: { language: 'python', durable: { store: 'runs' } } })).toMatchObject({
+      setting: 'sluice.durable',
+      message: expect.stringMatching(/set sluice.runtime.provider to "quickjs" or "worker-thread"/),
+    });
+    expect((await problem({ ...minimal, sluice: { durable: {} } })).setting).toBe('sluice.durable.store');
+  });
+
   it('takes the runtime provider out of the runtime settings', async () => {
     const config = await parseMcpConfig(
       { ...minimal, sluice: { runtime: { provider: 'quickjs', wallTimeMs: 5_000 } } },

@@ -78,6 +78,8 @@ export interface SluiceMcpConfig {
   readonly resultRetentionMs: number;
   /** How upstreams that die are restarted; `false` never restarts them. */
   readonly restart: UpstreamRestartPolicy | false;
+  /** Durable runs (`sluice.durable`): the run store (a directory, resolved, or a `postgres://` URL) and the conversation. */
+  readonly durable?: { readonly store: string; readonly conversation?: string };
 }
 
 /** The code runtime providers `sluice.runtime.provider` can name. */
@@ -151,6 +153,25 @@ export async function parseMcpConfig(
     ...(sluice.resultTokenBudget === undefined ? {} : { resultTokenBudget: sluice.resultTokenBudget }),
     resultRetentionMs: sluice.resultRetentionMs ?? defaultSpillRetentionMs,
     restart,
+    ...(sluice.durable === undefined ? {} : { durable: durableSettings(sluice.durable, provider, baseDirectory) }),
+  };
+}
+
+function durableSettings(
+  durable: NonNullable<SluiceEntry['durable']>,
+  provider: CodeRuntimeProviderName,
+  baseDirectory: string,
+): NonNullable<SluiceMcpConfig['durable']> {
+  if (provider === 'python') {
+    fail(
+      'sluice.durable',
+      'needs a runtime that can replay a program deterministically; set sluice.runtime.provider to "quickjs" or "worker-thread"',
+    );
+  }
+  const url = /^postgres(ql)?:\/\//.test(durable.store);
+  return {
+    store: url ? durable.store : resolve(baseDirectory, durable.store),
+    ...(durable.conversation === undefined ? {} : { conversation: durable.conversation }),
   };
 }
 
@@ -180,6 +201,7 @@ interface SluiceEntry {
   readonly resultTokenBudget?: number;
   readonly resultRetentionMs?: number;
   readonly restart?: boolean | Partial<UpstreamRestartPolicy>;
+  readonly durable?: { readonly store: string; readonly conversation?: string };
 }
 
 /** Reads and checks a configuration file (see {@link parseMcpConfig}); errors name the file and the path in it. */

@@ -9,15 +9,23 @@ import {
   type LoggingLevel,
   McpError,
 } from '@modelcontextprotocol/sdk/types.js';
-import { ResultSpill, readOutputToolName } from '@sluice/code-mode';
+import { ResultSpill, type RunCodeOutcome, readOutputToolName } from '@sluice/code-mode';
 import { type CodeRuntime, foreignText, InvalidSettingsError } from '@sluice/code-runtime';
 import { createPythonCodeRuntime } from '@sluice/code-runtime-python';
 import { createQuickJsCodeRuntime } from '@sluice/code-runtime-quickjs';
 import { createWorkerThreadCodeRuntime } from '@sluice/code-runtime-worker-thread';
 
 import { createContext } from '@sluice/context';
+import type { DurablePause } from '@sluice/durable';
 import type { ApprovalCallback, PermissionDecision } from '@sluice/permissions';
-import { buildCatalog, discoveryToolDefinitions, type McpCatalog, serveDiscovery } from './mcp-catalog.js';
+import { createPGliteRunStore, createPostgresRunStore, type RunStore } from '@sluice/run-store';
+import {
+  buildCatalog,
+  discoveryToolDefinitions,
+  type McpCatalog,
+  resumeRunToolDefinition,
+  serveDiscovery,
+} from './mcp-catalog.js';
 import type { SluiceMcpConfig } from './mcp-config.js';
 import { checkPolicyNames, checkRuntimeRuns } from './mcp-startup-checks.js';
 import { RunProgress } from './run-progress.js';
@@ -95,6 +103,12 @@ export function createSluiceMcpServer(config: SluiceMcpConfig, options: SluiceMc
   );
   if (!config.policyConfigured) log('no policy configured: every upstream tool may be called by programs');
 
+  // Durable runs are kept in this store (opened on first use), across catalog rebuilds and restarts of the server.
+  const store = config.durable === undefined ? undefined : openRunStore(config.durable.store);
+  const durable =
+    store === undefined
+      ? undefined
+      : { store, ...(config.durable?.conversation === undefined ? {} : { conversation: config.durable.conversation }) };
   // Cut results are kept here for read_output, across catalog rebuilds; removed on close or when they expire.
   const spill = new ResultSpill({ retentionMs: config.resultRetentionMs });
   let started: Promise<McpCatalog> | undefined;
@@ -113,6 +127,7 @@ export function createSluiceMcpServer(config: SluiceMcpConfig, options: SluiceMc
         onToolsLoaded: () => {
           server.sendToolListChanged().catch(() => {});
         },
+        ...(durable === undefined ? {} : { durable }),
       });
     });
     return started;
@@ -136,6 +151,7 @@ export function createSluiceMcpServer(config: SluiceMcpConfig, options: SluiceMc
           annotations: { readOnlyHint: true },
         },
         ...discoveryToolDefinitions,
+        ...(durable === undefined ? [] : [resumeRunToolDefinition]),
       ],
     };
   });
@@ -147,7 +163,8 @@ export function createSluiceMcpServer(config: SluiceMcpConfig, options: SluiceMc
       const answer = current.runCode.readOutput.read(input as never);
       return { content: [{ type: 'text', text: answer.text }], isError: answer.isError };
     }
-    if (request.params.name !== 'run_code') {
+    const resuming = request.params.name === resumeRunToolDefinition.name && store !== undefined;
+    if (request.params.name !== 'run_code' && !resuming) {
       const served = serveDiscovery(current, request.params.name, input);
       if (served === undefined) {
         throw new McpError(
@@ -180,10 +197,20 @@ export function createSluiceMcpServer(config: SluiceMcpConfig, options: SluiceMc
               extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, ...update } }),
           });
     try {
-      const outcome = await current.runCode.run(input as never, {
+      const runOptions = {
         signal: controller.signal,
         ...(progress === undefined ? {} : { onEvent: progress.onEvent }),
-      });
+      };
+      let outcome = resuming
+        ? await resumeRun(current, store, input, runOptions, (pause) => askUser(server, pause, controller.signal))
+        : await current.runCode.run(input as never, runOptions);
+      // A paused durable run: ask the client's user now, and go on with their answer.
+      for (;;) {
+        if (outcome.durable?.status !== 'paused') break;
+        const decision = await askUser(server, outcome.durable.pause, controller.signal);
+        if (decision === undefined) break;
+        outcome = await current.runCode.decide(outcome.durable.pause.token, decision, runOptions);
+      }
       const result = outcome.result;
       const level: LoggingLevel = result === undefined || !result.ok ? 'warning' : 'info';
       const summary =
@@ -197,12 +224,18 @@ export function createSluiceMcpServer(config: SluiceMcpConfig, options: SluiceMc
         result !== undefined && !result.ok && result.failure.kind === 'exception'
           ? current.unavailableNote(result.failure.message)
           : undefined;
-      const text = note === undefined ? outcome.rendered.text : `${outcome.rendered.text}\n[sluice] ${note}\n`;
+      const paused =
+        outcome.durable?.status === 'paused'
+          ? `The run id is ${outcome.durable.runId}: call resume_run with it to ask the person again.`
+          : undefined;
+      const extra = note ?? paused;
+      const text = extra === undefined ? outcome.rendered.text : `${outcome.rendered.text}\n[sluice] ${extra}\n`;
       // The text for every client; the run as data (per run_code's outputSchema) and its images beside it.
       return {
         content: [{ type: 'text', text }, ...(outcome.images ?? [])],
         ...(outcome.structured === undefined ? {} : { structuredContent: outcome.structured as never }),
-        isError: result === undefined || !result.ok,
+        // A paused durable run is no error: it waits for a person.
+        isError: outcome.durable?.status !== 'paused' && (result === undefined || !result.ok),
       };
     } finally {
       progress?.stop();
@@ -237,6 +270,7 @@ export function createSluiceMcpServer(config: SluiceMcpConfig, options: SluiceMc
         for (const controller of active) controller.abort('the Sluice MCP server is shutting down');
         await Promise.allSettled([owned?.dispose(), ...upstreams.map((upstream) => upstream.close())]);
         spill.dispose();
+        await store?.close().catch(() => {});
         await server.close().catch(() => {});
       })();
       return closing;
@@ -262,6 +296,87 @@ function createRuntime(config: SluiceMcpConfig): CodeRuntime {
       cause: error,
     });
   }
+}
+
+function openRunStore(where: string): RunStore {
+  return /^postgres(ql)?:\/\//.test(where)
+    ? createPostgresRunStore({ connectionString: where })
+    : createPGliteRunStore({ dataDir: where });
+}
+
+/**
+ * Asks the client's user about a paused call through elicitation: `allow` or `deny` for their
+ * answer, `undefined` when the client cannot ask or the user cancelled (the run stays paused).
+ */
+async function askUser(
+  server: Server,
+  pause: DurablePause,
+  signal: AbortSignal,
+): Promise<{ decision: 'allow' } | { decision: 'deny'; reason: string } | undefined> {
+  if (server.getClientCapabilities()?.elicitation === undefined) return undefined;
+  try {
+    const answer = await server.elicitInput(
+      {
+        message: `A program paused before calling ${pause.binding} (tool ${pause.tool}) with ${JSON.stringify(pause.input)}: ${pause.reason}. Allow this one call?`,
+        requestedSchema: { type: 'object', properties: {} },
+      },
+      { signal },
+    );
+    if (answer.action === 'accept') return { decision: 'allow' };
+    if (answer.action === 'decline') return { decision: 'deny', reason: 'the user declined' };
+    return undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * `resume_run`: a paused run's pending call is asked about again (through `ask`) and the run goes
+ * on with the answer; a run whose host stopped is continued; a finished run gives its stored outcome.
+ */
+async function resumeRun(
+  current: McpCatalog,
+  store: RunStore | undefined,
+  input: Record<string, unknown>,
+  options: { signal: AbortSignal },
+  ask: (pause: DurablePause) => Promise<{ decision: 'allow' } | { decision: 'deny'; reason: string } | undefined>,
+): Promise<RunCodeOutcome> {
+  const runId = input.run_id;
+  if (typeof runId !== 'string' || runId === '' || Object.keys(input).some((key) => key !== 'run_id')) {
+    return notRun('resume_run takes { "run_id": "..." }, the run id a paused run_code result named.');
+  }
+  try {
+    const record = await store?.getRun(runId);
+    if (record === undefined) return notRun(`There is no durable run ${JSON.stringify(runId)}; check the run id.`);
+    const waiting = (await store!.listPauses(runId)).find((pause) => pause.decision === undefined);
+    if (record.status === 'paused' && waiting !== undefined) {
+      const decision = await ask({
+        token: waiting.token,
+        tool: waiting.tool,
+        binding: waiting.tool,
+        input: waiting.input,
+        reason: waiting.reason,
+        expiresAt: waiting.expiresAt,
+      });
+      if (decision === undefined) {
+        return notRun(
+          `Run ${runId} still waits for a person to approve ${waiting.tool}(${JSON.stringify(waiting.input)}), and they were not asked or did not answer. Try again later; do not run the program again.`,
+        );
+      }
+      return await current.runCode.decide(waiting.token, decision, options);
+    }
+    return await current.runCode.resume(runId, options);
+  } catch (error) {
+    return notRun(foreignText(error, 2048));
+  }
+}
+
+function notRun(message: string): RunCodeOutcome {
+  const text = `[resume_run] not run: ${message}\n`;
+  return {
+    result: undefined,
+    rendered: { text, estimatedTokens: Math.ceil(text.length / 4), cut: false, spillPath: undefined },
+  };
 }
 
 /** Asks the MCP client's user through elicitation, when the client supports it; otherwise every `ask` is a denial. */

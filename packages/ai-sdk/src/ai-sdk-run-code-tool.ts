@@ -2,7 +2,9 @@ import {
   createRunCodeTool,
   type LoadedTools,
   type NamespaceGuide,
+  type RunCodeDurableOptions,
   type RunCodeInput,
+  type RunCodeOutcome,
   type RunCodeResultOptions,
   type RunCodeTool,
 } from '@sluice/code-mode';
@@ -52,6 +54,12 @@ export interface AiSdkRunCodeToolOptions {
    * cut result's full text is kept only for the operator, for the retention.
    */
   readonly result?: RunCodeResultOptions;
+  /**
+   * Durable runs (see `createAiSdkDurableCodeMode`): each call journaled to `durable.store`, a policy
+   * `ask` pausing the run rather than waiting for `permissions.approve`. Needs a runtime that
+   * publishes `determinism` (QuickJS or worker-thread).
+   */
+  readonly durable?: RunCodeDurableOptions;
 }
 
 /**
@@ -76,6 +84,11 @@ export interface AiSdkRunCodeOutput {
   readonly runId?: string;
   /** What the run consumed; absent when it did not run. */
   readonly usage?: CodeRunUsage;
+  /**
+   * Durable runs only: `paused` (a call waits for a person: `resume_run` asks for the approval),
+   * `diverged` or `finished`, and the durable run's id. Never the pause token.
+   */
+  readonly durable?: { readonly status: 'finished' | 'paused' | 'diverged'; readonly runId: string };
 }
 
 /** The AI SDK tool {@link createAiSdkRunCodeTool} returns: a program in, the run's {@link AiSdkRunCodeOutput} out; the model reads its `text`. */
@@ -111,7 +124,20 @@ export type AiSdkCodeModeTools = {
   readonly search_tools: AiSdkSearchToolsTool;
 };
 
-async function buildAiSdkRunCode(
+/** The AI SDK output of a rendered outcome: `run_code`'s, and `resume_run`'s. */
+export function aiSdkOutput(outcome: RunCodeOutcome): AiSdkRunCodeOutput {
+  const output = structuredOutput(outcome.rendered.text, outcome.result);
+  const durable = outcome.durable;
+  if (durable === undefined) return output;
+  // The model needs the run's id to ask for it to go on; never the pause token.
+  const text =
+    durable.status === 'paused'
+      ? `${output.text}[sluice] The run id is ${durable.runId}: call resume_run with it to ask the person for their approval; do not run the program again.\n`
+      : output.text;
+  return { ...output, text, durable: { status: durable.status, runId: durable.runId } };
+}
+
+export async function buildAiSdkRunCode(
   options: AiSdkRunCodeToolOptions,
 ): Promise<{ definition: AiSdkRunCodeTool; runCode: RunCodeTool }> {
   const runs = new Map<string, ToolExecutionOptions>();
@@ -127,6 +153,7 @@ async function buildAiSdkRunCode(
     ...(options.namespaces === undefined ? {} : { namespaces: options.namespaces }),
     ...(options.loadedTools === undefined ? {} : { loadedTools: options.loadedTools }),
     ...(options.result === undefined ? {} : { result: options.result }),
+    ...(options.durable === undefined ? {} : { durable: options.durable }),
   });
   const definition = tool<RunCodeInput, AiSdkRunCodeOutput>({
     description: runCode.description,
@@ -143,7 +170,7 @@ async function buildAiSdkRunCode(
             runs.set(event.runId, execution);
           },
         });
-        return structuredOutput(outcome.rendered.text, outcome.result);
+        return aiSdkOutput(outcome);
       } finally {
         for (const runId of seen) runs.delete(runId);
       }

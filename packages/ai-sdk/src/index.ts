@@ -1,5 +1,11 @@
 export { LoadedTools, type NamespaceGuide, type ToolSearchHit } from '@sluice/code-mode';
 export {
+  type AiSdkDurableCodeMode,
+  type AiSdkResumeRunInput,
+  type AiSdkResumeRunTool,
+  createAiSdkDurableCodeMode,
+} from './ai-sdk-durable.js';
+export {
   type AiSdkCodeModeTools,
   type AiSdkRunCodeOutput,
   type AiSdkRunCodeTool,

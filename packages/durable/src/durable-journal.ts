@@ -19,6 +19,19 @@ export interface JournalHooks {
   readonly messageBytes: number;
 }
 
+/**
+ * What journaling cost one execution of a run. `calls`: host calls the program made (journaled
+ * `sluice.store`/`sluice.load` excluded); `replayed`: of them, those answered from the journal;
+ * `writes`: intents, outcomes and pauses committed to the store; `writeMs`: the time spent waiting
+ * for those commits, in milliseconds.
+ */
+export interface JournalCost {
+  readonly calls: number;
+  readonly replayed: number;
+  readonly writes: number;
+  readonly writeMs: number;
+}
+
 /** How a run that asked for approval stopped: the pause it wrote. */
 export type PendingPause = Omit<PauseRecord, 'decision'> & { readonly binding: string };
 
@@ -42,6 +55,8 @@ export class JournalSession {
   /** Calls waiting for an approval: their answer is the pause, never journaled as an outcome. */
   readonly #held = new Set<number>();
   #calls = 0;
+  #writes = 0;
+  #writeMs = 0;
   #divergence: string | undefined;
   /** Pauses written by this execution, by call: the lowest is the one reported. */
   readonly #pausesMade = new Map<number, PendingPause>();
@@ -84,9 +99,24 @@ export class JournalSession {
     return this.#calls;
   }
 
-  /** Replayed calls: those the journal held when this execution started. */
-  get replayed(): number {
-    return Math.min(this.#calls, this.#journal.length);
+  /** What journaling cost this execution: calls answered from the journal, writes to the store and their time. */
+  get cost(): JournalCost {
+    return {
+      calls: this.#calls,
+      replayed: Math.min(this.#calls, this.#journal.length),
+      writes: this.#writes,
+      writeMs: Math.round(this.#writeMs * 1000) / 1000,
+    };
+  }
+
+  async #timed<T>(write: () => Promise<T>): Promise<T> {
+    const started = performance.now();
+    try {
+      return await write();
+    } finally {
+      this.#writes += 1;
+      this.#writeMs += performance.now() - started;
+    }
   }
 
   /**
@@ -136,7 +166,7 @@ export class JournalSession {
     if (existing === undefined) {
       try {
         const { binding: _binding, ...record } = pause;
-        await this.#store.createPause(record);
+        await this.#timed(() => this.#store.createPause(record));
       } catch (error) {
         this.#fail(error);
         return { decision: 'deny', reason: 'The run could not pause.' };
@@ -188,7 +218,7 @@ export class JournalSession {
     // Running from its intent on: a pause waits for it rather than stopping between its intent and its outcome.
     this.#running.add(seq);
     try {
-      const stored = await this.#store.recordIntent(this.#runId, seq, intent);
+      const stored = await this.#timed(() => this.#store.recordIntent(this.#runId, seq, intent));
       if (!sameIntent(stored.intent, intent)) {
         this.#diverge(seq, stored.intent, intent);
         return new Promise(() => {});
@@ -225,7 +255,7 @@ export class JournalSession {
 
   async #record(seq: number, outcome: JournalOutcome): Promise<boolean> {
     try {
-      await this.#store.recordOutcome(this.#runId, seq, outcome);
+      await this.#timed(() => this.#store.recordOutcome(this.#runId, seq, outcome));
       return true;
     } catch (error) {
       this.#fail(error);

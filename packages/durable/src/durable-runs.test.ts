@@ -155,6 +155,7 @@ return [a.input, b.input, c.input];`,
       await store.recordOutcome(runId, 2, { ok: true, value: { n: 102 } });
       const outcome = await runs.resume(runId);
       expect(value(outcome)).toMatchObject({ out: [101, 102, 1], at: 1_700_000_000_003 });
+      expect(outcome.journal).toMatchObject({ calls: 3, replayed: 2, writes: 2 });
       expect(invoked).toEqual(['step {"i":3}']);
       // A finished run resumes to its stored outcome, nothing run again.
       expect(await runs.resume(runId)).toEqual(JSON.parse(JSON.stringify(outcome)));

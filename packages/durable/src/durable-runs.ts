@@ -26,7 +26,7 @@ import {
   RunStoreExpiredError,
   type StartRecord,
 } from '@sluice/run-store';
-import { JournalSession, type PendingPause } from './durable-journal.js';
+import { type JournalCost, JournalSession, type PendingPause } from './durable-journal.js';
 import { RunValues } from './durable-values.js';
 
 /**
@@ -107,10 +107,14 @@ export interface DurablePause {
  * call waits for an approval; `result` is the run so far (its logs and calls). `diverged`: a rerun
  * took another path than the journal; `result` is the stopped rerun, `message` names both calls.
  */
-export type DurableOutcome =
+export type DurableOutcome = (
   | { readonly status: 'finished'; readonly runId: string; readonly result: CodeRunResult }
   | { readonly status: 'paused'; readonly runId: string; readonly result: CodeRunResult; readonly pause: DurablePause }
-  | { readonly status: 'diverged'; readonly runId: string; readonly result: CodeRunResult; readonly message: string };
+  | { readonly status: 'diverged'; readonly runId: string; readonly result: CodeRunResult; readonly message: string }
+) & {
+  /** What journaling cost the execution that produced this outcome (the last one, for a run resumed). */
+  readonly journal: JournalCost;
+};
 
 /** Durable runs over one runtime, store, tool set and policy. Create with {@link createDurableRuns}. */
 export interface DurableRuns {
@@ -254,12 +258,13 @@ export function createDurableRuns(options: DurableRunsOptions): DurableRuns {
     }
     if (session.pause !== undefined) {
       await store.setStatus(runId, 'paused');
-      return { status: 'paused', runId, result, pause: publicPause(session.pause) };
+      return { status: 'paused', runId, result, pause: publicPause(session.pause), journal: session.cost };
     }
+    const journal = session.cost;
     const outcome: DurableOutcome =
       session.divergence === undefined
-        ? { status: 'finished', runId, result }
-        : { status: 'diverged', runId, result, message: session.divergence };
+        ? { status: 'finished', runId, result, journal }
+        : { status: 'diverged', runId, result, message: session.divergence, journal };
     if (outcome.status === 'finished' && result.ok && start.conversation !== undefined) {
       const changes = values.changes;
       if (Object.keys(changes).length > 0) await store.commitValues(start.conversation, changes);

@@ -1,4 +1,4 @@
-export { interruptedMessage } from './durable-journal.js';
+export { interruptedMessage, type JournalCost } from './durable-journal.js';
 export {
   createDurableRuns,
   type DurableOutcome,

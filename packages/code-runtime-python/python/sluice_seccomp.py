@@ -106,20 +106,27 @@ def _arg_low(index):
     return 16 + 8 * index
 
 
+#: How many call numbers the end of a branch of the search compares one by one (see `build`).
+_LEAF = 8
+
+
 def build(pid):
-    """The filter program for the process `pid`, as bytes of struct sock_filter."""
+    """The filter program for the process `pid`, as bytes of struct sock_filter.
+
+    The call number is looked up in a balanced search over the numbers the filter treats specially
+    (80 of them): every call is decided within 17 instructions, where a list checked in order took up
+    to 88. The kernel runs the filter on every system call, and when it is installed runs it once per
+    call number to find the ones it always allows; both get cheaper (installing it, by about a quarter).
+    """
     program = _Assembler()
     program.emit(_LD_W_ABS, _OFFSET_ARCH)
     program.emit(_JMP_JEQ, _AUDIT_ARCH_X86_64, 0, 'kill')
     program.emit(_LD_W_ABS, _OFFSET_NR)
     program.emit(_JMP_JGE, _X32_SYSCALL_BIT, 'kill', 0)
-    for number in REFUSED.values():
-        program.emit(_JMP_JEQ, number, 'refuse', 0)
-    program.emit(_JMP_JEQ, _CLONE3, 'no-such-call', 0)
-    program.emit(_JMP_JEQ, _CLONE, 'clone', 0)
-    for name, (number, _index) in SELF_ONLY.items():
-        program.emit(_JMP_JEQ, number, f'self-{name}', 0)
-    program.emit(_RET_K, _RET_ALLOW)
+    special = [(number, 'refuse') for number in REFUSED.values()]
+    special += [(_CLONE3, 'no-such-call'), (_CLONE, 'clone')]
+    special += [(number, f'self-{name}') for name, (number, _index) in SELF_ONLY.items()]
+    _search(program, sorted(special))
     # Classic BPF jumps only forward, so the checks come next and the shared returns last.
     program.label('clone')
     program.emit(_LD_W_ABS, _arg_low(0))
@@ -144,6 +151,29 @@ def build(pid):
     program.label('kill')
     program.emit(_RET_K, _RET_KILL_PROCESS)
     return program.assemble()
+
+
+def _search(program, entries):
+    """Emits a search of the sorted (number, label) `entries` for the call number in the accumulator.
+
+    A branch splits at its middle number (>= goes right); its end compares up to _LEAF numbers and
+    allows any other call. Walked with a stack, left branch first, as the program is laid out.
+    """
+    pending = [('', entries)]
+    while pending:
+        name, branch = pending.pop()
+        if name:
+            program.label(name)
+        if len(branch) <= _LEAF:
+            for number, target in branch:
+                program.emit(_JMP_JEQ, number, target, 0)
+            program.emit(_RET_K, _RET_ALLOW)
+            continue
+        middle = len(branch) // 2
+        right = f'search-{branch[middle][0]}'
+        program.emit(_JMP_JGE, branch[middle][0], right, 0)
+        pending.append((right, branch[middle:]))
+        pending.append(('', branch[:middle]))
 
 
 class _SockFprog(ctypes.Structure):

@@ -84,11 +84,20 @@ def landlock_abi():
 
 
 def read_paths():
-    """What the interpreter needs to read: its import path and the system libraries."""
+    """What the interpreter needs to read: its import path and the system libraries, each tree once.
+
+    Landlock rules hold for an inode and everything beneath it, so a path inside another's tree, or
+    a second name for the same one (`/lib` for `/usr/lib`), would only cost each child more system
+    calls: they are left out.
+    """
     paths = [entry for entry in sys.path if entry]
     paths += [os.path.join(sys.base_prefix, 'lib'), os.path.join(sys.base_exec_prefix, 'lib')]
     paths += _SYSTEM_READ_PATHS
-    return [path for path in dict.fromkeys(paths) if os.path.exists(path)]
+    trees = []
+    for path in sorted({os.path.realpath(path) for path in paths if os.path.exists(path)}, key=len):
+        if not any(path.startswith(tree + os.sep) for tree in trees if os.path.isdir(tree)):
+            trees.append(path)
+    return trees
 
 
 def set_parent_death_signal(signal_number):

@@ -224,13 +224,28 @@ def _to_json(value):
     raise TypeError(f'Object of type {type(value).__name__} is not JSON serializable')
 
 
+def _json_writer(ensure_ascii):
+    """`json.dumps(value, ensure_ascii=..., allow_nan=False, separators=(',', ':'), default=_to_json)` as one function.
+
+    Made once, in the zygote: `json.dumps` with these options builds a `JSONEncoder` on every call,
+    half a dozen Python calls (each a page a child copies) before the C encoder runs. Values are
+    checked for cycles by `_walk` first, and frames are built acyclic, so no circular check.
+    """
+    make = json.encoder.c_make_encoder
+    if make is None:  # an interpreter without the _json accelerator
+        return lambda value: json.dumps(value, ensure_ascii=ensure_ascii, allow_nan=False, separators=(',', ':'), default=_to_json)
+    escape = json.encoder.c_encode_basestring_ascii if ensure_ascii else json.encoder.c_encode_basestring
+    write = make(None, _to_json, escape, None, ':', ',', False, False, False)
+    return lambda value: escape(value) if type(value) is str else ''.join(write(value, 0))
+
+
 def encode(value):
     """The UTF-8 JSON text of a checked value, compact, without a newline."""
     try:
-        return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(',', ':'), default=_to_json).encode('utf-8')
+        return _write_utf8(value).encode('utf-8')
     except UnicodeEncodeError:
         # A lone surrogate has no UTF-8 form; \\u escapes carry it, as JavaScript strings can.
-        return json.dumps(value, ensure_ascii=True, allow_nan=False, separators=(',', ':'), default=_to_json).encode('ascii')
+        return _write_ascii(value).encode('ascii')
 
 
 def check_and_encode(value, depth_limit, limit_bytes):
@@ -271,6 +286,9 @@ def _encoded(problem, low, high, value, limit_bytes):
                 return None, None, size
     encoded = encode(value)
     return None, (encoded if len(encoded) <= limit_bytes else None), len(encoded)
+
+
+_write_utf8, _write_ascii = _json_writer(False), _json_writer(True)
 
 
 def install_json_hint():

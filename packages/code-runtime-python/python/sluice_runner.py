@@ -195,9 +195,8 @@ def _run(channel, loop, request, prepared):
     sys.__stdout__, sys.__stderr__ = prepared.stdout, prepared.stderr
     # `os.write(1, ...)` joins `print` in one ordered stream of log frames (see DescriptorWrites).
     os.write = prepared.descriptor_writes
-    # Head-room for reporting, freed when the program runs out of memory: address space only,
-    # as bytes() of zeros is never written (a bytearray would be, page by page).
-    reserve = bytes(256 * 1024)
+    # Head-room for reporting, freed when the program runs out of memory: address space only.
+    reserve = sluice_memory.AddressSpaceReserve(256 * 1024)
     try:
         program = sluice_program.compile_program(request['program'])
     except Exception as error:  # noqa: BLE001  (a NUL byte or a lone surrogate fails as ValueError or UnicodeError)
@@ -221,7 +220,7 @@ def _run(channel, loop, request, prepared):
     _quiesce()
     refused = sluice_memory.out_of_memory(failure)
     if refused is not None:
-        del reserve
+        reserve.release()
         traceback.clear_frames(failure.__traceback__)
         failure.__traceback__ = None
         failure = None

@@ -31,6 +31,7 @@ import time  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sluice_containment  # noqa: E402
+import sluice_fork  # noqa: E402
 import sluice_probe  # noqa: E402
 import sluice_runner  # noqa: E402
 
@@ -80,6 +81,7 @@ class Zygote:
         self.children_file = f'/proc/self/task/{os.getpid()}/children'
         # Under the seccomp filter a child cannot fork, so there is never a stray to sweep.
         self.may_fork = 'seccomp' not in ready['layers']
+        self.forker = sluice_fork.Forker(sluice_fork.direct_fork_sound())
 
     def serve(self):
         wake_read, wake_write = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
@@ -149,7 +151,7 @@ class Zygote:
                 raise OSError(0, 'malformed token')
             for stream in ('control', 'stdout', 'stderr'):
                 sockets.append(_connect(self.config['socket'], _HELLO % (PROTOCOL_VERSION, token, stream.encode())))
-            return os.fork(), sockets
+            return self.forker.fork(), sockets
         except OSError as error:
             for connection in sockets:
                 connection.close()

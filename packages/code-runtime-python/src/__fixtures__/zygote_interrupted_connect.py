@@ -13,6 +13,7 @@ import sys
 import time
 
 sys.path.insert(0, sys.argv[1])
+import sluice_fork  # noqa: E402
 import sluice_zygote  # noqa: E402
 
 scratch = sys.argv[2]
@@ -45,5 +46,6 @@ zygote = sluice_zygote.Zygote.__new__(sluice_zygote.Zygote)
 zygote.config = {'socket': path}
 zygote.context = {'zygotePid': 0}  # the forked child sees a parent that is not this pid and leaves at once
 zygote.runs = {}
+zygote.forker = sluice_fork.Forker(sluice_fork.direct_fork_sound())
 zygote.fork({'run': 1, 'token': 'ab' * 16, 'directory': os.path.join(scratch, 'r1')})
 print(json.dumps({'reports': reports, 'forked': len(zygote.runs)}))

@@ -18,6 +18,8 @@ if sys.version_info < (3, 10) or sys.implementation.name != 'cpython':
 # child copy and tear down). A child has no network; it forgets this and can still import ssl itself.
 sys.modules['ssl'] = None
 
+import _signal  # noqa: E402  (pthread_sigmask without signal's enum conversions, on every fork)
+import _socket  # noqa: E402
 import asyncio  # noqa: E402,F401  (loaded here once, so every child starts with it)
 import errno  # noqa: E402
 import gc  # noqa: E402
@@ -26,7 +28,6 @@ import os  # noqa: E402
 import re  # noqa: E402
 import select  # noqa: E402
 import signal  # noqa: E402
-import socket  # noqa: E402
 import time  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -54,10 +55,13 @@ _TOKEN = re.compile(rb'[0-9a-f]{32}')
 _CONNECT_ATTEMPTS = 3
 # Interrupted, not connected after an interrupted connect, or the host's backlog full for a moment.
 _RETRIED = (errno.EINTR, errno.ENOTCONN, errno.EAGAIN)
+# One encoder for every report and one decoder for every command: fewer Python calls on each fork.
+_encode = json.JSONEncoder(separators=(',', ':')).encode
+_decode = json.JSONDecoder().decode
 
 
 def _report(frame):
-    data = (json.dumps(frame, separators=(',', ':')) + '\n').encode('utf-8')
+    data = (_encode(frame) + '\n').encode('utf-8')
     try:
         while data:
             data = data[os.write(1, data) :]
@@ -112,7 +116,7 @@ class Zygote:
                 while b'\n' in commands:
                     line, _, rest = bytes(commands).partition(b'\n')
                     commands = bytearray(rest)
-                    order = json.loads(line)
+                    order = _decode(line.decode())
                     del line, rest
                     self.command(order)
 
@@ -128,11 +132,11 @@ class Zygote:
         # A run that ends meanwhile (SIGCHLD) must not interrupt a connect(): interrupted while the host's
         # backlog is full, CPython takes the unconnected socket for a connected one and the first send fails
         # with ENOTCONN. The signal stays pending until the child is forked; then the wake-up pipe reaps as usual.
-        previous = signal.pthread_sigmask(signal.SIG_BLOCK, (signal.SIGCHLD,))
+        previous = _signal.pthread_sigmask(_signal.SIG_BLOCK, (_signal.SIGCHLD,))
         try:
             started = self._start(order)
         finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, previous)  # in the zygote, and in the child alike
+            _signal.pthread_sigmask(_signal.SIG_SETMASK, previous)  # in the zygote, and in the child alike
         if started is None:
             return
         pid, sockets = started
@@ -170,8 +174,8 @@ class Zygote:
             if entry is None:
                 continue  # a stray from an earlier sweep
             run, directory = entry
-            _kill_group(pid)  # whatever is left of its process group; the pid itself may be reused now
             if self.may_fork:
+                _kill_group(pid)  # whatever is left of its process group; the pid itself may be reused now
                 self.sweep()
             _remove(directory)
             report = {'v': PROTOCOL_VERSION, 'type': 'exit', 'run': run, 'code': None, 'signal': None}
@@ -223,7 +227,7 @@ def _connect(path, hello):
     """One connection to the host, its hello line sent. A connect that did not really connect is tried again:
     nothing was sent on it, so the host never saw it."""
     for attempt in range(_CONNECT_ATTEMPTS):
-        connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        connection = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)  # the C type: socket.socket adds Python calls
         try:
             connection.connect(path)
             connection.sendall(hello)

@@ -40,6 +40,7 @@ class Channel:
         self.closed = False
         self.sealed = False
         self.limits = {}
+        self._watched = None  # the loop that calls _on_readable, once there is one (see watch)
         # One frame at a time: a lock across threads, and a queue for a frame sent from inside the
         # sending of another in the same thread (a signal handler that prints while a print is half sent).
         self._lock = _thread.allocate_lock()
@@ -57,12 +58,23 @@ class Channel:
         self.inbox = bytearray(rest)
         return json.loads(line)
 
+    def watch(self, loop):
+        """Run once in the zygote: `loop` calls back when fd 3 is readable, in every child that runs it.
+
+        The registration is the selector's Python state (a poll selector keeps none in the kernel),
+        so a child inherits it made; nothing is read until the channel is attached.
+        """
+        loop.add_reader(self.fd, self._on_readable)
+        self._watched = loop
+
     def attach(self, loop, limits):
         """Starts delivering replies through `loop`'s reader callbacks."""
         self.loop = loop
         self.limits = limits
         os.set_blocking(self.fd, False)
-        loop.add_reader(self.fd, self._on_readable)
+        if self._watched is not loop:
+            loop.add_reader(self.fd, self._on_readable)
+            self._watched = loop
         self._deliver()
 
     def send(self, frame):
@@ -152,6 +164,8 @@ class Channel:
         return await future
 
     def _on_readable(self):
+        if self.loop is None:
+            return  # not attached: the run frame is read by read_first_frame, and nothing comes before it
         while not self.closed:
             try:
                 chunk = os.read(self.fd, _READ_BYTES)

@@ -1,5 +1,7 @@
 """One run, in a child just forked from the zygote: contain the process, run one program, report, exit."""
 
+import _signal
+import _socket
 import asyncio
 import builtins
 import gc
@@ -7,8 +9,6 @@ import json
 import os
 import resource
 import selectors
-import signal
-import socket
 import sys
 import traceback
 import types
@@ -31,6 +31,9 @@ EXIT_OUT_OF_MEMORY = 71
 
 #: The real one: the program's `asyncio.new_event_loop` refuses (see sluice_program._new_event_loop).
 _new_event_loop = asyncio.new_event_loop
+#: The lowest descriptor of the zygote loop's self-pipe: above what a child keeps (0 to 2, and the
+#: channel on 3) and the socket pair it makes for its own self-pipe (the next two).
+_SELF_PIPE_FLOOR = 10
 
 
 def run_child(order, sockets, context):
@@ -51,7 +54,10 @@ def run_child(order, sockets, context):
             channel.send(started)
             os._exit(0)
         _prepare_program(prepared, loop)
-        _forget_zygote(sys._getframe(1), context, order, sockets)
+        # What the zygote handed over is emptied as its own state was (sluice_zygote's Zygote.forget): its
+        # frames under the program, and what they hold, stay reachable to a program that walks them.
+        for handed in (context, order, sockets):
+            handed.clear()
         del context, order, sockets
         channel.send(started)
         request = channel.read_first_frame()
@@ -69,33 +75,53 @@ def run_child(order, sockets, context):
 def prepare_event_loop():
     """Run once in the zygote: an event loop whose Python objects every child inherits already built.
 
-    A poll selector keeps no kernel state, so the only per-process part is the self-pipe, which
-    each child replaces (see _event_loop).
+    A poll selector keeps no kernel state, so the only per-process part is the self-pipe. It is made
+    at _SELF_PIPE_FLOOR or above, where each child puts a socket pair of its own (see _event_loop).
     """
-    return asyncio.SelectorEventLoop(selectors.PollSelector())
+    below = []  # held open while the loop is made, so its socket pair gets higher numbers
+    try:
+        while not below or below[-1] < _SELF_PIPE_FLOOR - 1:
+            below.append(os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC))
+        return asyncio.SelectorEventLoop(selectors.PollSelector())
+    finally:
+        for fd in below:
+            os.close(fd)
 
 
 def _event_loop(template):
+    """The zygote's loop, with a self-pipe of this process's own at the descriptors the loop knows.
+
+    The zygote's self-pipe was closed with every other inherited descriptor. A new socket pair put
+    at the same numbers leaves the loop's socket objects and its selector's registration as they
+    were, so none of the loop's Python code runs here to rebuild them.
+    """
     if template is not None:
         try:
-            # The zygote's self-pipe descriptors were closed with every other inherited one.
-            template._ssock.detach()
-            template._csock.detach()
-            template._selector = selectors.PollSelector()
-            template._make_self_pipe()
-            return template
+            ends = (template._ssock, template._csock)
+            pair = _socket.socketpair()
+            if min(end.fileno() for end in ends) >= _SELF_PIPE_FLOOR > max(new.fileno() for new in pair):
+                for new, end in zip(pair, ends):
+                    new.setblocking(False)
+                    os.dup2(new.fileno(), end.fileno(), inheritable=False)
+                    new.close()
+                return template
+            for new in pair:
+                new.close()
         except AttributeError:
             pass  # Another CPython's event-loop internals: build one the ordinary way.
     return _new_event_loop()
 
 
-def warm_up(loop):
+def warm_up(context):
     """Run once in the zygote: what CPython builds lazily on first use (the AST types, the event
     loop's machinery, the JSON codecs) is then built once, for every child, instead of in each."""
+    loop = context['loop']
     sluice_program.compile_program('value = [1]\nreturn value\n')
     loop.run_until_complete(_tick())
     sluice_values.encode_frame({'v': PROTOCOL_VERSION, 'type': 'log', 'text': 'é'})
     json.loads('{"v": 1, "value": [1.5, null]}')
+    # Last: the loop watches fd 3 from here on, which only a child's run of it ever polls.
+    context['prepared'].channel.watch(loop)
 
 
 def prepare_environment():
@@ -118,22 +144,22 @@ def _gate_message(effective, required):
 
 def _prepare_process(order, sockets, context):
     os.setsid()
-    sluice_containment.set_parent_death_signal(signal.SIGKILL)
+    sluice_containment.set_parent_death_signal(_signal.SIGKILL)
     if os.getppid() != context['zygotePid']:
         os._exit(0)  # The zygote died between fork and here; nobody would reap or kill this run.
     if 'seccomp' not in context['plan'].layers:
         # Orphans of the program's processes stay this child's; with seccomp there are none.
         sluice_containment.set_child_subreaper()
-    signal.set_wakeup_fd(-1)
-    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    _set_wakeup_fd(-1)
+    _set_handler(_signal.SIGCHLD, _signal.SIG_DFL)
+    _set_handler(_signal.SIGTERM, _signal.SIG_DFL)
     control, stdout, stderr = (sock.detach() for sock in sockets)
     null = os.open(os.devnull, os.O_RDWR)
     os.dup2(null, 0)
     os.dup2(stdout, 1)
     os.dup2(stderr, 2)
     os.dup2(control, 3, inheritable=False)
-    sluice_containment.close_descriptors_from(4)
+    sluice_containment.close_descriptors_from(4)  # 0 to 2, and the channel on 3, stay
     directory = order['directory']
     # The zygote's environment is already exactly CHILD_ENVIRONMENT (see prepare_environment); only the directory differs.
     for name, value in CHILD_ENVIRONMENT.items():
@@ -165,6 +191,8 @@ class Prepared:
         sluice_values.install_json_hint()
         sluice_host_calls.watch_coroutines()
         sys.argv = [sluice_program.PROGRAM_FILE]  # not the zygote's (its config): a script's argparse sees no arguments
+        # Listed here: a child walking the names of every loaded module would copy the pages they are on.
+        self.runner_modules = [name for name in sys.modules if name.startswith('sluice_')]
 
 
 async def _tick():
@@ -176,8 +204,8 @@ def _prepare_program(prepared, loop):
     if 'ssl' in sys.modules and sys.modules['ssl'] is None:
         del sys.modules['ssl']  # kept out of the zygote only; see sluice_zygote
     # `import sluice_runner` in the program finds nothing; the runner keeps the modules it uses.
-    for name in [name for name in sys.modules if name.startswith('sluice_')]:
-        del sys.modules[name]
+    for name in prepared.runner_modules:
+        sys.modules.pop(name, None)
     # Made now, while the child waits: `socket()` is an audited event, and after the program nothing
     # audited may happen before `done` is sent (a program's audit hook would run inside the runner).
     prepared.ends = {fd: _socket_of(fd) for fd in (1, 2, 3)}
@@ -253,13 +281,13 @@ def _quiesce():
     for _attempt in range(8):
         try:
             for timer in _TIMERS:
-                signal.setitimer(timer, 0)
-            signal.alarm(0)
-            signal.set_wakeup_fd(-1)
+                _setitimer(timer, 0)
+            _alarm(0)
+            _set_wakeup_fd(-1)
             for number in _HANDLED_SIGNALS:
-                handler = signal.getsignal(number)
+                handler = _get_handler(number)
                 if handler is not None and handler is not _ignore and callable(handler):
-                    signal.signal(number, signal.SIG_DFL if number == signal.SIGXCPU else _ignore)
+                    _set_handler(number, _signal.SIG_DFL if number == _signal.SIGXCPU else _ignore)
             # Both are audited events: called only when there is something to drop.
             if sys.gettrace() is not None:
                 sys.settrace(None)
@@ -276,34 +304,18 @@ def _ignore(_number, _frame):
     """The handler of every signal the program handled, once it has ended."""
 
 
-_TIMERS = (signal.ITIMER_REAL, signal.ITIMER_VIRTUAL, signal.ITIMER_PROF)
-_HANDLED_SIGNALS = sorted(signal.valid_signals() - {signal.SIGKILL, signal.SIGSTOP})
-
-
-def _forget_zygote(frame, context, order, sockets):
-    """Empties what the zygote's frames under this child hold: they never run again here.
-
-    A program walking `f_back` from its own frames would otherwise find the zygote's state: its
-    configuration (the host's socket), its table of runs, and fork orders for other children
-    still in its command buffer (their tokens).
-    """
-    context.clear()
-    order.clear()
-    sockets.clear()
-    while frame is not None:
-        for value in list(frame.f_locals.values()):
-            if isinstance(value, (dict, list, bytearray)):
-                value.clear()
-            elif getattr(type(value), '__module__', None) == '__main__' and hasattr(value, '__dict__'):
-                value.__dict__.clear()
-        if frame.f_globals.get('__name__') == '__main__':
-            frame.f_globals.clear()
-        frame = frame.f_back
+_TIMERS = (_signal.ITIMER_REAL, _signal.ITIMER_VIRTUAL, _signal.ITIMER_PROF)
+_HANDLED_SIGNALS = sorted(_signal.valid_signals() - {_signal.SIGKILL, _signal.SIGSTOP})
+# The C functions, bound once: `signal.signal` and `signal.getsignal` convert numbers and handlers
+# through enum, a dozen Python calls a signal (each a page a child copies); and what the program
+# assigns to the `signal` module's names cannot change how the runner stops what it armed.
+_set_handler, _get_handler = _signal.signal, _signal.getsignal
+_setitimer, _alarm, _set_wakeup_fd = _signal.setitimer, _signal.alarm, _signal.set_wakeup_fd
 
 
 def _socket_of(fd):
     try:
-        return socket.socket(fileno=fd)
+        return _socket.socket(fileno=fd)  # the C type: socket.socket adds only Python calls
     except OSError:
         return None
 
@@ -363,6 +375,6 @@ def _shut_down(prepared, fd):
     if connection is None:
         return
     try:
-        connection.shutdown(socket.SHUT_WR)
+        connection.shutdown(_socket.SHUT_WR)
     except OSError:
         pass

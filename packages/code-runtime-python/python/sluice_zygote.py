@@ -82,6 +82,7 @@ class Zygote:
             'prepared': sluice_runner.Prepared(),
         }
         self.runs = {}  # pid -> (run number, working directory), for children not yet reaped
+        self.commands = bytearray()  # what the host sent that is not yet a whole line
         self.children_file = f'/proc/self/task/{os.getpid()}/children'
         # Under the seccomp filter a child cannot fork, so there is never a stray to sweep.
         self.may_fork = 'seccomp' not in ready['layers']
@@ -94,7 +95,6 @@ class Zygote:
         poller = select.poll()
         poller.register(0, select.POLLIN)
         poller.register(wake_read, select.POLLIN)
-        commands = bytearray()
         while True:
             for fd, _events in poller.poll():
                 if fd == wake_read:
@@ -109,13 +109,13 @@ class Zygote:
                 data = os.read(0, 65536)
                 if not data:
                     return  # the host closed stdin: main() shuts down
-                commands += data
+                self.commands += data
                 # No bytes of the command buffer stay in this frame's locals across a fork: a child could
-                # find the tokens of the forks after its own there (the runner empties what is mutable).
+                # find the tokens of the forks after its own there (see forget).
                 del data
-                while b'\n' in commands:
-                    line, _, rest = bytes(commands).partition(b'\n')
-                    commands = bytearray(rest)
+                while b'\n' in self.commands:
+                    line, _, rest = bytes(self.commands).partition(b'\n')
+                    self.commands = bytearray(rest)
                     order = _decode(line.decode())
                     del line, rest
                     self.command(order)
@@ -141,10 +141,26 @@ class Zygote:
             return
         pid, sockets = started
         if pid == 0:
-            sluice_runner.run_child(order, sockets, self.context)
+            sluice_runner.run_child(order, sockets, self.forget())
         for connection in sockets:
             connection.close()
         self.runs[pid] = (order['run'], order['directory'])
+
+    def forget(self):
+        """In a child: empties the zygote's state, and returns the context the runner needs (it empties that).
+
+        The frames under the child's program are this object's, `main`'s and the module's, and a program
+        can walk them: the configuration (the host's socket, also `main`'s), the table of runs, and the
+        command buffer with fork orders for later children (their tokens) are emptied, not only dropped;
+        so is the module's namespace, which the child never runs again.
+        """
+        context = self.__dict__.pop('context')
+        for value in self.__dict__.values():
+            if isinstance(value, (dict, list, bytearray)):
+                value.clear()
+        self.__dict__.clear()
+        globals().clear()  # last: no name of this module is looked up after it
+        return context
 
     def _start(self, order):
         """Connects the child's three streams and forks it: (pid, sockets), or None once the failure is reported."""
@@ -312,7 +328,7 @@ def main():
     sluice_containment.set_parent_death_signal(signal.SIGTERM)
     sluice_containment.set_child_subreaper()
     zygote = Zygote(config, ready)
-    sluice_runner.warm_up(zygote.context['loop'])
+    sluice_runner.warm_up(zygote.context)
     _warm_modules()
     sluice_runner.prepare_environment()
     gc.collect()

@@ -5,6 +5,7 @@ import _socket
 import asyncio
 import builtins
 import gc
+import inspect
 import json
 import os
 import resource
@@ -120,6 +121,11 @@ def warm_up(context):
     loop.run_until_complete(_tick())
     sluice_values.encode_frame({'v': PROTOCOL_VERSION, 'type': 'log', 'text': 'é'})
     json.loads('{"v": 1, "value": [1.5, null]}')
+    # Whether a value or a call is awaitable, or a coroutine, is cached per type by `abc` and asyncio, after
+    # a walk of Python calls: asked here of the usual types, it is not asked anew (nor cached) in every child.
+    for value in (0, 0.5, '', None, True, [], {}, (), sluice_host_calls.HostCall.__new__(sluice_host_calls.HostCall)):
+        inspect.isawaitable(value)
+        asyncio.iscoroutine(value)
     # Last: the loop watches fd 3 from here on, which only a child's run of it ever polls.
     context['prepared'].channel.watch(loop)
 

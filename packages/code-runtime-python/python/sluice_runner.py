@@ -16,6 +16,7 @@ import types
 
 import sluice_channel
 import sluice_containment
+import sluice_determinism
 import sluice_host_calls
 import sluice_memory
 import sluice_program
@@ -231,6 +232,8 @@ _WARM_PROGRAM = 'items = await tools.get({"q": [1]})\nfor item in items:\n    pr
 
 def _run(channel, loop, request, prepared):
     limits = request['limits']
+    if request.get('deterministic') is not None:
+        sluice_determinism.install(request['deterministic'], loop, channel)  # before attach: replies wait from the first
     channel.attach(loop, limits)
     prepared.budget.limit = limits['logBytes'] + 4096
     sys.stdout, sys.stderr = prepared.stdout, prepared.stderr

@@ -63,6 +63,8 @@ import sluice_runner  # noqa: E402
 
 # The runner's own directory leaves the import path: a program cannot import from it, and Landlock need not allow it.
 sys.path.pop(0)
+# Without -I (see zygoteFlags), Python put the script's directory first in the path too.
+sys.path[:] = [entry for entry in sys.path if entry != os.path.dirname(os.path.abspath(__file__))]
 
 PROTOCOL_VERSION = 1
 _SWEEP_SECONDS = 2.0

@@ -32,9 +32,13 @@ export interface PoolOptions {
 /** The zygote script, shipped in the package's `python/` folder. */
 export const zygoteScript = fileURLToPath(new URL('../python/sluice_zygote.py', import.meta.url));
 
-/** Interpreter flags: isolated mode, no site-packages unless allowed, no bytecode files, UTF-8 mode. */
+/**
+ * Interpreter flags: isolated mode but for the environment (`-I` is `-E -s` and a safe path; `-E` would
+ * ignore PYTHONHASHSEED, and the zygote's environment is exactly what `zygoteCommand` gives it), no
+ * site-packages unless allowed, no bytecode files, UTF-8 mode. The zygote drops its own directory from the path.
+ */
 export function zygoteFlags(config: PythonRuntimeConfig): string[] {
-  return ['-I', ...(config.allowSitePackages ? [] : ['-S']), '-B', '-X', 'utf8'];
+  return ['-s', ...(config.allowSitePackages ? [] : ['-S']), '-B', '-X', 'utf8'];
 }
 
 interface Environment {

@@ -1,6 +1,6 @@
 import { rm } from 'node:fs/promises';
 import type { Socket } from 'node:net';
-import { foreignText } from '@sluice/code-runtime';
+import { type CodeRunDeterminism, foreignText } from '@sluice/code-runtime';
 import type { RunController } from '@sluice/code-runtime-kit';
 import { JsonLineReader } from '@sluice/code-runtime-kit';
 import { ChildLogs } from './python-child-logs.js';
@@ -129,8 +129,13 @@ export class PythonChild {
     this.exited({ v: 1, type: 'exit', run: this.runNumber, error: message });
   }
 
-  /** Hands the waiting child its one program. */
-  assign(run: RunController, program: string, bindings: ReadonlyMap<string, readonly string[]>): void {
+  /** Hands the waiting child its one program, to run deterministically when `deterministic` is given. */
+  assign(
+    run: RunController,
+    program: string,
+    bindings: ReadonlyMap<string, readonly string[]>,
+    deterministic?: CodeRunDeterminism,
+  ): void {
     this.#run = run;
     this.#logs.attach(run);
     run.signal.addEventListener('abort', () => this.#release(), { once: true });
@@ -147,6 +152,9 @@ export class PythonChild {
         logBytes: limits.logBytes,
         depth: valueDepthLimit,
       },
+      ...(deterministic === undefined
+        ? {}
+        : { deterministic: { seed: deterministic.seed, startTime: deterministic.startTime } }),
     });
   }
 

@@ -2,9 +2,10 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type BindingEntry, foreignText } from '@sluice/code-runtime';
-import { CodeRuntimeBase, type RunController } from '@sluice/code-runtime-kit';
+import { type BindingEntry, type CodeRuntimeDeterminism, foreignText } from '@sluice/code-runtime';
+import { CodeRuntimeBase, type LaunchOptions, type RunController } from '@sluice/code-runtime-kit';
 import { type PoolOptions, PythonChildPool, zygoteFlags, zygoteScript } from './python-child-pool.js';
+import { pythonFingerprint } from './python-fingerprint.js';
 import { resolveInterpreterSync, zygoteCommand } from './python-interpreter.js';
 import { isolationSentence, privateDirectoryProblem } from './python-isolation.js';
 import { type PythonCodeRuntimeSettings, type PythonRuntimeConfig, resolvePythonSettings } from './python-settings.js';
@@ -48,7 +49,17 @@ export class PythonCodeRuntime extends CodeRuntimeBase {
     return typeof ready === 'string' ? `No program can run: ${ready}` : isolationSentence(ready, this.config);
   }
 
-  protected launch(run: RunController, program: string): void {
+  /**
+   * Deterministic runs (`request.deterministic`): a virtual clock, one generator seeded from the
+   * seed, and host results delivered one a turn in call order, set up in the run's child only. The
+   * fingerprint hashes the runner's Python files, `sys.version` and this package's built host side;
+   * read once, it asks the interpreter its version (synchronously, a few hundredths of a second).
+   */
+  get determinism(): CodeRuntimeDeterminism {
+    return { fingerprint: pythonFingerprint(this.config) };
+  }
+
+  protected launch(run: RunController, program: string, options: LaunchOptions): void {
     const bindings = bindingNames(run.bindings);
     this.#pool
       .acquire()
@@ -58,7 +69,7 @@ export class PythonCodeRuntime extends CodeRuntimeBase {
         } else if (run.ended) {
           child.discard();
         } else {
-          child.assign(run, program, bindings);
+          child.assign(run, program, bindings, options.deterministic);
         }
       })
       .catch((error: unknown) => {

@@ -2,6 +2,7 @@ import { execFile, spawnSync } from 'node:child_process';
 import { accessSync, constants, realpathSync, statSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
 import { foreignText } from '@sluice/code-runtime';
+import { pythonHashSeed } from './python-fingerprint.js';
 import { type PythonRuntimeConfig, pythonExecutableVariable } from './python-settings.js';
 
 /** The real interpreter behind the configured command. */
@@ -26,9 +27,12 @@ export interface ZygoteCommand {
 
 /** The command that starts the zygote for `interpreter`. */
 export function zygoteCommand(interpreter: Interpreter): ZygoteCommand {
-  if (interpreter.wrapper === undefined) return { command: interpreter.executable, env: {} };
+  // One fixed hash seed for every run, so a set's order is the same in every run and on every host
+  // (deterministic runs need it; one zygote serves all runs). See docs/decisions/2026-12-01-python-deterministic-mode.md.
+  const hashSeed = { PYTHONHASHSEED: pythonHashSeed };
+  if (interpreter.wrapper === undefined) return { command: interpreter.executable, env: hashSeed };
   const path = process.env.PATH;
-  return { command: interpreter.wrapper, env: path === undefined ? {} : { PATH: path } };
+  return { command: interpreter.wrapper, env: path === undefined ? hashSeed : { PATH: path, ...hashSeed } };
 }
 
 /** A resolved interpreter, or why there is none, in words an operator can act on. */

@@ -61,8 +61,11 @@ describe('python: a pythonExecutable that is a wrapper', () => {
         .filter((line) => line.includes('='))
         .map((line) => line.slice(0, line.indexOf('=')));
       expect(names).toContain('PATH');
+      expect(names).toContain('PYTHONHASHSEED');
       // What the shell itself sets (PWD, and SHLVL or _ in some shells) is not the host's.
-      expect(names.filter((name) => !['PATH', 'PWD', 'SHLVL', '_', 'OLDPWD'].includes(name))).toEqual([]);
+      expect(names.filter((name) => !['PATH', 'PYTHONHASHSEED', 'PWD', 'SHLVL', '_', 'OLDPWD'].includes(name))).toEqual(
+        [],
+      );
     } finally {
       delete process.env.SLUICE_WRAPPER_TEST_SECRET;
       await runtime.dispose();

@@ -115,12 +115,9 @@ describe('sluice run --run-store and sluice resume (the built command)', slow, (
     expect(await sluice(...count)).toMatchObject({ code: 0, stdout: '2\n' });
   });
 
-  it('refuses --run-store over a runtime that cannot replay a program, naming --runtime quickjs', async () => {
-    const { code, stdout, stderr } = await sluice('run', 'count.py', '--run-store', 'runs');
-    expect(code).toBe(2);
-    expect(stdout).toBe('');
-    expect(stderr).toMatch(
-      /^sluice: --run-store needs a runtime that replays a program exactly, and the python runtime cannot yet: .*--runtime quickjs\)\.\n/,
-    );
+  it('runs a Python program durably: the python runtime replays a program exactly', async () => {
+    const { code, stdout } = await sluice('run', 'count.py', '--run-store', 'runs');
+    expect(code).toBe(0);
+    expect(stdout).toBe('1\n');
   });
 });

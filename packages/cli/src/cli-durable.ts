@@ -27,7 +27,7 @@ export function openRunStore(location: string, cwd: string): RunStore {
 export function requireDeterminism(runtime: CodeRuntime): void {
   if (runtime.determinism !== undefined) return;
   throw new UsageError(
-    `--run-store needs a runtime that replays a program exactly, and the ${runtime.id} runtime cannot yet: run a TypeScript or JavaScript program (on the default worker-thread runtime, or --runtime quickjs).`,
+    `--run-store needs a runtime that replays a program exactly, and the ${runtime.id} runtime cannot: use --runtime worker-thread (the default for TypeScript), quickjs or python.`,
     { commandLine: true },
   );
 }

@@ -42,7 +42,7 @@ export function checkDurableOptions(durable: RunCodeDurableOptions, runtime: Cod
   }
   if (runtime.determinism === undefined) {
     throw new InvalidSettingsError({
-      message: `Durable runs are replayed, and the ${runtime.id} code runtime cannot run a program deterministically. Provide a runtime that publishes \`determinism\`, such as createQuickJsCodeRuntime() from @sluice/code-runtime-quickjs.`,
+      message: `Durable runs are replayed, and the ${runtime.id} code runtime cannot run a program deterministically. Provide a runtime that publishes \`determinism\`, such as createQuickJsCodeRuntime() from @sluice/code-runtime-quickjs (or the worker-thread or python provider).`,
       setting: 'durable',
     });
   }

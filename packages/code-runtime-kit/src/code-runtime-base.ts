@@ -140,7 +140,7 @@ function validateRequest(request: CodeRunRequest, runtime: CodeRuntime): CodeRun
 function checkDeterminism(deterministic: CodeRunDeterminism, runtime: CodeRuntime): void {
   if (runtime.determinism === undefined) {
     throw new InvalidRequestError({
-      message: `The ${runtime.id} code runtime cannot run a program deterministically; leave out request.deterministic, or use a runtime that has \`determinism\` (the quickjs and worker-thread providers).`,
+      message: `The ${runtime.id} code runtime cannot run a program deterministically; leave out request.deterministic, or use a runtime that has \`determinism\` (the quickjs, worker-thread and python providers).`,
       field: 'deterministic',
     });
   }

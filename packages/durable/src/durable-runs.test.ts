@@ -136,7 +136,7 @@ return [a.input, b.input, c.input];`,
       const plain = { ...runtime, id: 'plain', determinism: undefined } as unknown as CodeRuntime;
       expect(() =>
         createDurableRuns({ runtime: plain, store, tools: [], policy: { default: 'allow', rules: [] } }),
-      ).toThrow(/plain code runtime cannot run programs deterministically.*quickjs or worker-thread/);
+      ).toThrow(/plain code runtime cannot run programs deterministically.*quickjs, worker-thread or python provider/);
     });
   });
 

@@ -168,7 +168,7 @@ export function createDurableRuns(options: DurableRunsOptions): DurableRuns {
   const { runtime, store, tools, policy } = options;
   if (runtime.determinism === undefined) {
     throw new InvalidSettingsError({
-      message: `The ${runtime.id} code runtime cannot run programs deterministically, so its runs cannot be replayed. Use a runtime that publishes \`determinism\`, such as the quickjs or worker-thread provider.`,
+      message: `The ${runtime.id} code runtime cannot run programs deterministically, so its runs cannot be replayed. Use a runtime that publishes \`determinism\`, such as the quickjs, worker-thread or python provider.`,
       setting: 'runtime',
     });
   }

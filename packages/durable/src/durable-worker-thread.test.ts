@@ -1,9 +1,9 @@
-import type { JsonValue } from '@sluice/code-runtime';
 import { createWorkerThreadCodeRuntime, type WorkerThreadCodeRuntime } from '@sluice/code-runtime-worker-thread';
 import type { PolicyRule, Tool } from '@sluice/permissions';
 import { createPGliteRunStore, type RunStore } from '@sluice/run-store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDurableRuns, type DurableOutcome } from './index.js';
+import { okValue, slowSearchTools, startedRun } from './__fixtures__/durable-test-kit.js';
+import { createDurableRuns } from './index.js';
 
 // The worker-thread provider's deterministic mode under durable runs: the same journal, replay and
 // pause as on QuickJS (durable-runs.test.ts), on a V8 context in a worker process.
@@ -22,50 +22,6 @@ afterAll(async () => {
   await store.close();
 });
 
-/** Tools that count their invocations, so a test can tell a replayed call from a live one. */
-function countingTools() {
-  const invoked: string[] = [];
-  const tool = (name: string, extra: Partial<Tool> = {}): Tool => ({
-    name,
-    description: name,
-    inputSchema: { type: 'object' },
-    execute: async (input) => {
-      invoked.push(`${name} ${JSON.stringify(input)}`);
-      const n = invoked.length;
-      // search finishes after the calls made after it: the program still sees results in call order.
-      await new Promise((resolve) => setTimeout(resolve, name === 'search' ? 30 : 1));
-      return { name, input, n };
-    },
-    ...extra,
-  });
-  return { invoked, tool };
-}
-
-function value(outcome: DurableOutcome): JsonValue | undefined {
-  expect(outcome.result.ok, JSON.stringify(outcome.result)).toBe(true);
-  return outcome.result.ok ? outcome.result.value : undefined;
-}
-
-/** A run as a host leaves it when it dies right after creating it: a start record, owner gone. */
-async function startedRun(fingerprint: string, program: string): Promise<string> {
-  const runId = `durable_worker_${Math.random().toString(36).slice(2)}`;
-  await store.createRun(
-    {
-      runId,
-      program,
-      language: 'typescript',
-      seed: 3,
-      startTime: 1_700_000_000_000,
-      fingerprint,
-      metadata: { values: {} },
-    },
-    'a-host-that-died',
-    1,
-  );
-  await new Promise((resolve) => setTimeout(resolve, 5));
-  return runId;
-}
-
 function durableRuns(tools: Tool[], rules: PolicyRule[] = []) {
   return createDurableRuns({ runtime, store, tools, policy: { default: 'allow', rules } });
 }
@@ -77,7 +33,7 @@ describe('durable runs on the worker-thread runtime', () => {
   });
 
   it('replays journaled calls on resume, Promise.all included, and gives the value the first run would have', async () => {
-    const { invoked, tool } = countingTools();
+    const { invoked, tool } = slowSearchTools();
     const runs = durableRuns([tool('search'), tool('fetch')]);
     const program = `
 const order: string[] = [];
@@ -89,19 +45,19 @@ const [a, b] = await Promise.all(['search', 'fetch'].map(async (name) => {
 const c = (await tools.search({ q: 'three', at: Date.now() })).n;
 return { a, b, c, order, at: Date.now(), r: Math.random() };`;
     // A host died after committing the outcomes of the Promise.all's two calls (the second first).
-    const runId = await startedRun(runs.fingerprint, program);
+    const runId = await startedRun(store, { language: 'typescript', fingerprint: runs.fingerprint, program });
     await store.recordIntent(runId, 1, { namespace: 'tools', name: 'search', input: { q: 'one' } });
     await store.recordIntent(runId, 2, { namespace: 'tools', name: 'fetch', input: { id: 2 } });
     await store.recordOutcome(runId, 2, { ok: true, value: { n: 102 } });
     await store.recordOutcome(runId, 1, { ok: true, value: { n: 101 } });
     const resumed = await runs.resume(runId);
     // Two results from the journal and one live call: the clock reads 3 ms past the start.
-    expect(value(resumed)).toMatchObject({ a: 101, b: 102, c: 1, order: ['search', 'fetch'], at: 1_700_000_000_003 });
+    expect(okValue(resumed)).toMatchObject({ a: 101, b: 102, c: 1, order: ['search', 'fetch'], at: 1_700_000_000_003 });
     expect(invoked).toEqual(['search {"q":"three","at":1700000000002}']);
 
     // A first run journals its calls in the order the program made them, not the order they finished.
     const fresh = await runs.start({ program });
-    expect(value(fresh)).toMatchObject({ a: 2, b: 3, c: 4, order: ['search', 'fetch'], at: expect.any(Number) });
+    expect(okValue(fresh)).toMatchObject({ a: 2, b: 3, c: 4, order: ['search', 'fetch'], at: expect.any(Number) });
     const journal = await store.readJournal(fresh.runId);
     expect(journal.map((entry) => [entry.seq, entry.intent.name, entry.outcome?.ok])).toEqual([
       [1, 'search', true],
@@ -112,7 +68,7 @@ return { a, b, c, order, at: Date.now(), r: Math.random() };`;
   }, 60_000);
 
   it('pauses on ask and resumes by replay, with the clock and randomness the first run had', async () => {
-    const { invoked, tool } = countingTools();
+    const { invoked, tool } = slowSearchTools();
     const runs = durableRuns(
       [tool('lookup'), tool('pay')],
       [{ tool: 'pay', effect: 'ask', description: 'payments need a person' }],
@@ -139,7 +95,7 @@ return { before, paid: paid.input.amount, waited: Date.now() - before.at, lookup
     // The replayed run printed the same first line: same clock, same seed, same recorded result.
     expect(logs).toEqual([firstLogs[0], 'after 2']);
     const before = JSON.parse(firstLogs[0]!.slice('before '.length)) as { at: number };
-    expect(value(done)).toEqual({ before, paid: 40, waited: 1_001, lookup: 1 });
+    expect(okValue(done)).toEqual({ before, paid: 40, waited: 1_001, lookup: 1 });
     expect(invoked).toEqual(['lookup {}', 'pay {"amount":40}']);
   }, 60_000);
 });

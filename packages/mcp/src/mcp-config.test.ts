@@ -118,10 +118,11 @@ describe('parseMcpConfig', () => {
       store: 'postgres://u@db/sluice',
       conversation: 'c',
     });
-    expect(await problem({ ...minimal, sluice: { language: 'python', durable: { store: 'runs' } } })).toMatchObject({
-      setting: 'sluice.durable',
-      message: expect.stringMatching(/set sluice.runtime.provider to "quickjs" or "worker-thread"/),
-    });
+    const python = await parseMcpConfig(
+      { ...minimal, sluice: { language: 'python', durable: { store: 'runs' } } },
+      base,
+    );
+    expect(python.durable).toEqual({ store: resolve(base, 'runs') });
     expect((await problem({ ...minimal, sluice: { durable: {} } })).setting).toBe('sluice.durable.store');
   });
 

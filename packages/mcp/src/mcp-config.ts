@@ -153,21 +153,14 @@ export async function parseMcpConfig(
     ...(sluice.resultTokenBudget === undefined ? {} : { resultTokenBudget: sluice.resultTokenBudget }),
     resultRetentionMs: sluice.resultRetentionMs ?? defaultSpillRetentionMs,
     restart,
-    ...(sluice.durable === undefined ? {} : { durable: durableSettings(sluice.durable, provider, baseDirectory) }),
+    ...(sluice.durable === undefined ? {} : { durable: durableSettings(sluice.durable, baseDirectory) }),
   };
 }
 
 function durableSettings(
   durable: NonNullable<SluiceEntry['durable']>,
-  provider: CodeRuntimeProviderName,
   baseDirectory: string,
 ): NonNullable<SluiceMcpConfig['durable']> {
-  if (provider === 'python') {
-    fail(
-      'sluice.durable',
-      'needs a runtime that can replay a program deterministically; set sluice.runtime.provider to "quickjs" or "worker-thread"',
-    );
-  }
   const url = /^postgres(ql)?:\/\//.test(durable.store);
   return {
     store: url ? durable.store : resolve(baseDirectory, durable.store),

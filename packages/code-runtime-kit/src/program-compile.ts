@@ -2,14 +2,20 @@ import { SourceMap } from 'node:module';
 import type { CodeRunFailure, ExceptionFailure } from '@sluice/code-runtime';
 import { compileInThread } from './compile-thread.js';
 import { type Insertion, modelColumn } from './program-edits.js';
+import { wrapperLines } from './program-wrapper.js';
 
-/** A program ready for a worker: JavaScript plus the source map back to what the model wrote. */
+/** A program ready for a worker: JavaScript, and how its positions lead back to what the model wrote. */
 export interface CompiledProgram {
   readonly code: string;
-  readonly map: string;
+  /**
+   * esbuild's source map back to the model's text. Absent when the types were blanked in place
+   * (the common case): line L of `code` is then the model's line L − 1 (the wrapper's first line)
+   * and every column is the model's, but for `insertions`.
+   */
+  readonly map?: string;
   /** Lines in the model's source; frames past it are the wrapper's. */
   readonly lines: number;
-  /** Text normalisation inserted on the model's lines; the map's columns count it, the model's do not. */
+  /** Text normalisation inserted on the model's lines; the code's columns count it, the model's do not. */
   readonly insertions?: readonly Insertion[];
 }
 
@@ -22,9 +28,10 @@ const cacheEntries = 256;
 
 /**
  * Compiles programs for one runtime: each is prepared (`prepareProgram`: normalised with the
- * TypeScript parser, stripped with esbuild) in the process's compile thread, off the host's main
- * thread, before any worker is involved. Results are cached by source text (least recently used
- * first out), so a program run again skips both.
+ * TypeScript parser, its types blanked in place, or stripped by esbuild where blanking cannot do
+ * it) in the process's compile thread, off the host's main thread, before any worker is involved.
+ * Results are cached by source text (least recently used first out), so a program run again skips
+ * both.
  */
 export class ProgramCompiler {
   readonly #cache = new Map<string, CompileResult>();
@@ -53,26 +60,43 @@ export interface ThrownDescription {
 
 const framePattern = /^(\s*at (?:async )?)(?:(.*?) \()?program\.js:(\d+)(?::(\d+))?\)?$/;
 
+/** A 1-based position in the model's own text. */
+interface ModelPosition {
+  readonly line: number;
+  readonly column: number;
+}
+
+/**
+ * Maps 1-based positions in `program.code` to the model's own, `undefined` for the wrapper's:
+ * through the source map when esbuild stripped the program, by the wrapper's line alone when the
+ * types were blanked in place. The source map is parsed on the first position asked for.
+ */
+function positionsOf(program: CompiledProgram): (line: number, column: number) => ModelPosition | undefined {
+  let map: SourceMap | undefined;
+  return (line, column) => {
+    // The position in the wrapped program before any stripping: a 1-based line, a 0-based column.
+    let wrapped = { line, column: Math.max(0, column - 1) };
+    if (program.map !== undefined) {
+      map ??= new SourceMap(JSON.parse(program.map));
+      const entry = map.findEntry(line - 1, wrapped.column) as { originalLine?: number; originalColumn?: number };
+      if (entry.originalLine === undefined || entry.originalColumn === undefined) return undefined;
+      wrapped = { line: entry.originalLine + 1, column: entry.originalColumn };
+    }
+    const modelLine = wrapped.line - wrapperLines;
+    if (modelLine < 1 || modelLine > program.lines) return undefined;
+    return { line: modelLine, column: modelColumn(program.insertions, modelLine, wrapped.column) + 1 };
+  };
+}
+
 /**
  * Turns an error the program threw into an `exception` failure: stack lines are mapped back to
  * the model's own source (`program.ts:line:column`) and only the program's frames are kept.
  */
 export function describeException(program: CompiledProgram, thrown: ThrownDescription): ExceptionFailure {
-  let map: SourceMap | undefined;
-  const locate = (line: number, column: number): { line: number; column: number } | undefined => {
-    map ??= new SourceMap(JSON.parse(program.map));
-    const entry = map.findEntry(line - 1, Math.max(0, column - 1)) as {
-      originalLine?: number;
-      originalColumn?: number;
-    };
-    const { originalLine, originalColumn } = entry;
-    if (originalLine === undefined || originalColumn === undefined) return undefined;
-    if (originalLine < 1 || originalLine > program.lines) return undefined;
-    return { line: originalLine, column: modelColumn(program.insertions, originalLine, originalColumn) + 1 };
-  };
+  const locate = positionsOf(program);
   const head: string[] = [];
   const frames: string[] = [];
-  let first: { line: number; column: number } | undefined;
+  let first: ModelPosition | undefined;
   const lines = (thrown.stack ?? '').split('\n');
   let inFrames = false;
   for (const text of lines) {
@@ -112,25 +136,15 @@ export function describeException(program: CompiledProgram, thrown: ThrownDescri
  */
 export function mapProgramPositions(program: CompiledProgram, line: string): string | undefined {
   if (!line.includes('program.js:')) return line;
-  let map: SourceMap | undefined;
+  const locate = positionsOf(program);
   let unmapped = false;
   const mapped = line.replace(/program\.js:(\d+):(\d+)/g, (whole, row: string, column: string) => {
-    map ??= new SourceMap(JSON.parse(program.map));
-    const entry = map.findEntry(Number(row) - 1, Math.max(0, Number(column) - 1)) as {
-      originalLine?: number;
-      originalColumn?: number;
-    };
-    const { originalLine, originalColumn } = entry;
-    if (
-      originalLine === undefined ||
-      originalColumn === undefined ||
-      originalLine < 1 ||
-      originalLine > program.lines
-    ) {
+    const position = locate(Number(row), Number(column));
+    if (position === undefined) {
       unmapped = true;
       return whole;
     }
-    return `program.ts:${originalLine}:${modelColumn(program.insertions, originalLine, originalColumn) + 1}`;
+    return `program.ts:${position.line}:${position.column}`;
   });
   return unmapped && /^\s*at /.test(line) ? undefined : mapped;
 }

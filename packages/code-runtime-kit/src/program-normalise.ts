@@ -36,13 +36,27 @@ const defaultName = 'sluice$default';
  * where text is inserted (`insertions`), so positions still point at the model's text.
  */
 export function normaliseProgram(ts: TypeScript, source: string): Normalised {
+  return normaliseSource(ts, source).normalised;
+}
+
+/** What `normaliseSource` found: the program, and the tree it parsed when that parsed cleanly. */
+export interface NormalisedSource {
+  readonly normalised: Normalised;
+  /** The parsed tree of the program before normalisation's edits (a fence already blanked); absent after a syntax error. */
+  readonly file?: SourceFile;
+}
+
+/** `normaliseProgram`, handing back the tree it parsed too, so the strip can reuse it. */
+export function normaliseSource(ts: TypeScript, source: string): NormalisedSource {
   const fence = findFence(source);
   if (fence.kind === 'foreign') {
     return {
-      kind: 'refused',
-      message: `The program is fenced as ${fence.language || 'unnamed'} code, and this runtime runs TypeScript or JavaScript. Send the program itself (a fence marked ts or js is fine).`,
-      line: fence.line,
-      column: 1,
+      normalised: {
+        kind: 'refused',
+        message: `The program is fenced as ${fence.language || 'unnamed'} code, and this runtime runs TypeScript or JavaScript. Send the program itself (a fence marked ts or js is fine).`,
+        line: fence.line,
+        column: 1,
+      },
     };
   }
   const fenced = new ProgramEdits(source);
@@ -50,18 +64,35 @@ export function normaliseProgram(ts: TypeScript, source: string): Normalised {
   const text = fenced.apply().text;
   let file: SourceFile;
   try {
-    const options = { languageVersion: ts.ScriptTarget.Latest, jsDocParsingMode: ts.JSDocParsingMode.ParseNone };
-    file = ts.createSourceFile('program.ts', text, options, false, ts.ScriptKind.TS);
+    file = parseProgram(ts, text);
   } catch {
     // The parser recurses: a program nested thousands deep overflows its stack. esbuild decides.
-    return { kind: 'program', body: text, epilogue: '', insertions: [] };
+    return { normalised: { kind: 'program', body: text, epilogue: '', insertions: [] } };
   }
-  const diagnostics = (file as { parseDiagnostics?: readonly TypeScriptModule.DiagnosticWithLocation[] })
-    .parseDiagnostics;
-  if (diagnostics !== undefined && diagnostics.length > 0) {
+  const diagnostics = parseDiagnostics(file);
+  if (diagnostics.length > 0) {
     const unclosed = describeUnclosed(ts, file, diagnostics);
-    return { kind: 'program', body: text, epilogue: '', insertions: [], ...(unclosed ? { unclosed } : {}) };
+    return {
+      normalised: { kind: 'program', body: text, epilogue: '', insertions: [], ...(unclosed ? { unclosed } : {}) },
+    };
   }
+  return { normalised: normaliseTree(ts, file), file };
+}
+
+/** Parses a program's text as TypeScript, the way normalisation does (no JSDoc, no parent pointers). */
+export function parseProgram(ts: TypeScript, text: string): SourceFile {
+  const options = { languageVersion: ts.ScriptTarget.Latest, jsDocParsingMode: ts.JSDocParsingMode.ParseNone };
+  return ts.createSourceFile('program.ts', text, options, false, ts.ScriptKind.TS);
+}
+
+/** The syntax errors the parser found; the list is internal to TypeScript, hence the cast. */
+export function parseDiagnostics(file: SourceFile): readonly TypeScriptModule.DiagnosticWithLocation[] {
+  return (file as { parseDiagnostics?: readonly TypeScriptModule.DiagnosticWithLocation[] }).parseDiagnostics ?? [];
+}
+
+/** Normalises a program that parsed without errors. */
+function normaliseTree(ts: TypeScript, file: SourceFile): Normalised {
+  const text = file.text;
   const where = (node: Node): { line: number; column: number } => {
     const position = file.getLineAndCharacterOfPosition(node.getStart(file));
     return { line: position.line + 1, column: position.character + 1 };

@@ -1,15 +1,12 @@
 import { createRequire } from 'node:module';
 import { type Message, stop, transform } from 'esbuild';
 import type * as TypeScriptModule from 'typescript';
+import { blankProgram, loadBlanker } from './program-blank.js';
 import type { CompileResult } from './program-compile.js';
 import { modelColumn } from './program-edits.js';
-import { type Normalised, normaliseProgram } from './program-normalise.js';
+import { type Normalised, type NormalisedSource, normaliseSource } from './program-normalise.js';
 import type { Unclosed } from './program-unclosed.js';
-
-// The program is the body of an async function; the wrapper takes one line of its own, so the
-// model's line N is line N + 1 of what esbuild sees, and the source map undoes that. What
-// normalisation adds after the program (`return main();`) goes on the wrapper's last lines.
-const prefix = '(async () => {\n';
+import { wrapProgram } from './program-wrapper.js';
 
 let typescript: typeof TypeScriptModule | undefined;
 
@@ -26,23 +23,23 @@ function loadTypeScript(): typeof TypeScriptModule {
 /**
  * Prepares one program: normalises its shape (`normaliseProgram`: a fence, a function to call,
  * `export default`, the last expression as the value; imports refused) with the TypeScript parser,
- * then strips TypeScript with esbuild. A syntax error or a refusal becomes an `exception` failure
- * with the program's own line and column. Runs in the compile thread (see compile-thread.ts), never
- * on the host's main thread.
+ * then strips TypeScript: in place with ts-blank-space on the tree the parser built, so positions
+ * need no source map, or with esbuild (and its source map) for what blanking cannot do
+ * (`blankProgram` says what). A syntax error or a refusal becomes an `exception` failure with the
+ * program's own line and column. Runs in the compile thread (see compile-thread.ts), never on the
+ * host's main thread.
  */
 export async function prepareProgram(source: string): Promise<CompileResult> {
-  // The first compile loads the parser, which takes a while. esbuild works in a process of its
-  // own, so it strips the program as written meanwhile; kept if normalisation changes nothing.
-  // Later compiles go one after the other: a second strip would cost more than the parse.
-  const early = typescript === undefined ? strip(wrap(source, '')) : undefined;
-  let normalised: Normalised | undefined;
+  // On the first compile this starts bundling ts-blank-space in esbuild's process while the parser
+  // loads here; later compiles find it ready.
+  const blanker = loadBlanker(loadTypeScript);
+  let prepared: NormalisedSource | undefined;
   try {
-    normalised = normaliseProgram(loadTypeScript(), source);
+    prepared = normaliseSource(loadTypeScript(), source);
   } catch {
-    normalised = undefined;
+    prepared = undefined;
   }
-  const stripped = early === undefined ? undefined : await early;
-  if (normalised === undefined) {
+  if (prepared === undefined) {
     return {
       ok: false,
       failure: {
@@ -52,6 +49,7 @@ export async function prepareProgram(source: string): Promise<CompileResult> {
       },
     };
   }
+  const { normalised, file } = prepared;
   if (normalised.kind === 'refused') {
     const { message, line, column } = normalised;
     return {
@@ -66,12 +64,20 @@ export async function prepareProgram(source: string): Promise<CompileResult> {
       },
     };
   }
-  const unchanged = normalised.body === source && normalised.epilogue === '';
-  return describeStripped(
-    source,
-    normalised,
-    unchanged && stripped !== undefined ? stripped : await strip(wrap(normalised.body, normalised.epilogue)),
-  );
+  const { body, epilogue, insertions } = normalised;
+  let blanked: string | undefined;
+  if (file !== undefined) {
+    const blank = await blanker;
+    if (blank !== undefined) blanked = blankProgram(loadTypeScript(), blank, file, body, epilogue);
+  }
+  if (blanked !== undefined) {
+    const lines = source.split('\n').length;
+    return {
+      ok: true,
+      program: { code: wrapProgram(blanked, epilogue), lines, ...(insertions.length > 0 ? { insertions } : {}) },
+    };
+  }
+  return describeStripped(source, normalised, await strip(wrapProgram(body, epilogue)));
 }
 
 async function strip(text: string, retry = true): Promise<Stripped> {
@@ -101,11 +107,6 @@ type Stripped =
   | { readonly kind: 'code'; readonly code: string; readonly map: string }
   | { readonly kind: 'error'; readonly message: Message }
   | { readonly kind: 'stopped' };
-
-/** The wrapper around a (normalised) program: its line N is the wrapper's line N + 1. */
-function wrap(body: string, epilogue: string): string {
-  return epilogue === '' ? `${prefix}${body}\n})()` : `${prefix}${body}\n;${epilogue}\n})()`;
-}
 
 function describeStripped(
   source: string,

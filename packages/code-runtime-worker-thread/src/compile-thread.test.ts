@@ -16,7 +16,8 @@ describe('the compile thread', () => {
   });
 
   it('fails the compiles it held when it dies, and a new one serves the next run', async () => {
-    const pending = compileInThread('const a: string = "first";\na');
+    // Long enough to be still in the thread when it is ended: a short program is ready in a millisecond.
+    const pending = compileInThread(`const a: string = "first";\n${'a;\n'.repeat(50_000)}a`);
     await terminateCompileThread();
     const ended = await pending;
     expect(ended).toMatchObject({ ok: false, failure: { kind: 'substrate-exit' } });

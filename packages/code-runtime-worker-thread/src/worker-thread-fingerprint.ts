@@ -14,7 +14,7 @@ let fingerprint: string | undefined;
  * given host results, read from disk as the provider runs it: the worker process's script (the
  * worker, the preludes, the web globals, the clock), the host side of this package (calls and
  * replies), the kit it imports (the run controller) and the kit's compile thread (program shapes
- * and the TypeScript strip), with the versions of esbuild and TypeScript it loads, Node, V8, ICU,
+ * and the TypeScript strip), with the versions of esbuild, TypeScript and ts-blank-space it loads, Node, V8, ICU,
  * the time-zone data and the platform. Files rather than loaded code, so a test runner's transform
  * cannot change it (the worker processes load `dist/` either way). Read once per process.
  */
@@ -36,6 +36,7 @@ export function workerThreadFingerprint(): string {
       arch: process.arch,
       esbuild: version('esbuild'),
       typescript: version('typescript'),
+      'ts-blank-space': version('ts-blank-space'),
     });
     const host = fileURLToPath(new URL('../dist/index.js', import.meta.url));
     const hash = createHash('sha256');

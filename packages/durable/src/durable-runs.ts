@@ -178,14 +178,8 @@ export function createDurableRuns(options: DurableRunsOptions): DurableRuns {
   const leaseMs = options.leaseMs ?? defaultLeaseMs;
   const pauseTtlMs = options.pauseTtlMs ?? defaultPauseTtlMs;
   const pauseOnAsk = options.pauseOnAsk ?? true;
-  const naming = {
-    ...(options.permissions?.defaultNamespace === undefined
-      ? {}
-      : { defaultNamespace: options.permissions.defaultNamespace }),
-    ...(options.permissions?.splitNamespaces === undefined
-      ? {}
-      : { splitNamespaces: options.permissions.splitNamespaces }),
-  };
+  // The permission options carry the naming options (`defaultNamespace`, `splitNamespaces`) deriveBindings uses.
+  const naming = options.permissions ?? {};
   const safe = new Set(
     tools.filter((tool) => tool.replay === 'safe').map((tool) => bindingPath(toolBindingName(tool.name, naming))),
   );

@@ -44,13 +44,13 @@ export const suite: BenchSuite = {
         ...kill,
         roundTripMs,
         rssPerLiveRunMb,
-        note: `${substrate}; default pool of 4; esbuild on every run`,
+        note: `${substrate}; default pool of 4; TS strip on every run`,
       },
       {
         substrate: 'worker-thread (compiled program cached)',
         ...cached,
         runsPerSecond: cachedThroughput,
-        note: 'same program text again: the esbuild output is reused',
+        note: 'same program text again: the stripped program is reused',
       },
     ] satisfies BenchRow[];
   },

@@ -39,6 +39,13 @@ describe('runCodeDescription', () => {
     expect(python).toContain('The standard library can be imported; third-party packages cannot.');
   });
 
+  it('never names a deferred tool the model cannot see in the calling example', () => {
+    const declarations = generateDeclarations([{ ...forecast, deferred: true }], { language: 'typescript' });
+    expect(declarations.deferred).toEqual(['weather.forecast']);
+    const text = runCodeDescription({ language: 'typescript', declarations, limits: {} });
+    expect(text).not.toContain('weather.forecast');
+  });
+
   it('is well-formed Unicode when a tool description holds half of a surrogate pair', () => {
     const broken: Tool = { ...forecast, description: `Rain for a city ${'🌧️'.slice(0, 1)} (an upstream cut this)` };
     for (const language of ['typescript', 'python'] as const) {

@@ -56,7 +56,9 @@ const guides: Record<
 export function runCodeDescription(input: RunCodeDescriptionInput): string {
   const guide = guides[input.language];
   const limits = describeLimits(input.limits);
-  const rules = guide.rules(input.declarations.inlined[0] ?? input.declarations.paths[0] ?? 'tools.search');
+  // The calling example names a tool the model can see: never a deferred one it has not loaded.
+  const { inlined, paths, deferred } = input.declarations;
+  const rules = guide.rules(inlined[0] ?? paths.find((path) => !deferred.includes(path)) ?? 'tools.search');
   const stored =
     input.storedValues === true
       ? [

@@ -1,10 +1,12 @@
 import {
   type Bindings,
-  findJsonViolation,
+  describeJsonViolation,
   foreignText,
   type HostCallContext,
   type HostFunction,
   type JsonValue,
+  jsonDepthLimit,
+  measureJson,
 } from '@sluice/code-runtime';
 import type { ApprovalAnswer, ApprovalRequest } from '@sluice/permissions';
 import type { JournalEntry, JournalIntent, JournalOutcome, PauseRecord, RunStore } from '@sluice/run-store';
@@ -17,6 +19,8 @@ export interface JournalHooks {
   readonly stop: (reason: string) => void;
   /** Bytes of an error message kept, as the runtime's host-call budget. */
   readonly messageBytes: number;
+  /** Bytes of JSON a host function's result may have: the runtime's `limits.hostCallBytes`, when it publishes it. */
+  readonly resultBytes?: number;
 }
 
 /**
@@ -237,10 +241,13 @@ export class JournalSession {
     input: JsonValue,
     context: HostCallContext,
   ): Promise<JsonValue> {
+    // The run ended while the intent was being committed (a call the program did not wait for): its
+    // result would be dropped, so the tool does not run at all.
+    if (context.signal.aborted) return new Promise(() => {});
     this.#running.add(seq);
     let outcome: JournalOutcome;
     try {
-      outcome = journalOutcome(await fn(input, context), binding, this.#hooks.messageBytes);
+      outcome = journalOutcome(await fn(input, context), binding, this.#hooks);
     } catch (error) {
       outcome = { ok: false, message: foreignText(error, this.#hooks.messageBytes) };
     } finally {
@@ -303,17 +310,21 @@ export function interruptedMessage(namespace: string, name: string): string {
 }
 
 /**
- * The outcome to journal for a host function's value. What the program sees is the JSON text's
- * value, on the first run as on a replay; a value that is not JSON is journaled as the error the
- * program gets (`undefined` is `null`, as for any host call).
+ * The outcome to journal for a host function's value: the value, or the error the runtime gives the
+ * program for it (checked the same way: not lossless JSON, nested deeper than `jsonDepthLimit`, or
+ * over the host-call budget), so a replay gives the program what the first run gave it and the
+ * store never holds what the program did not get. `undefined` is `null`, as for any host call.
  */
-function journalOutcome(value: unknown, binding: string, messageBytes: number): JournalOutcome {
+function journalOutcome(value: unknown, binding: string, hooks: JournalHooks): JournalOutcome {
   const result = value === undefined ? null : value;
-  const violation = findJsonViolation(result);
-  if (violation !== undefined) {
-    const message = `${binding} returned a value that is not JSON: ${violation.problem} at ${violation.path}.`;
-    return { ok: false, message: foreignText(message, messageBytes) };
+  const measure = measureJson(result, { depthLimit: jsonDepthLimit });
+  let message: string | undefined;
+  if (!measure.ok) {
+    message = `${binding} returned a value that is not JSON: ${describeJsonViolation(measure.violation)}.`;
+  } else if (hooks.resultBytes !== undefined && measure.bytes > hooks.resultBytes) {
+    message = `${binding} returned ${measure.bytes} bytes of JSON; the limit is ${hooks.resultBytes} bytes per call. Ask for less.`;
   }
+  if (message !== undefined) return { ok: false, message: foreignText(message, hooks.messageBytes) };
   return { ok: true, value: JSON.parse(JSON.stringify(result)) as JsonValue };
 }
 

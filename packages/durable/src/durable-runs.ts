@@ -7,8 +7,6 @@ import {
   type CodeRuntime,
   InvalidSettingsError,
   type JsonValue,
-  SluiceError,
-  type SluiceErrorOptions,
 } from '@sluice/code-runtime';
 import {
   type ApprovalRequest,
@@ -23,10 +21,12 @@ import {
   type PauseRecord,
   type RunRecord,
   type RunStore,
+  RunStoreConflictError,
   RunStoreExpiredError,
   type StartRecord,
 } from '@sluice/run-store';
 import { type JournalCost, JournalSession, type PendingPause } from './durable-journal.js';
+import { DurableRunError, fromStore, storeCall, storeFailure } from './durable-run-error.js';
 import { RunValues } from './durable-values.js';
 
 /**
@@ -35,6 +35,8 @@ import { RunValues } from './durable-values.js';
  * different code.
  */
 export const durableVersion = 1;
+
+export { DurableRunError };
 
 /** Options of {@link createDurableRuns}. */
 export interface DurableRunsOptions {
@@ -137,23 +139,6 @@ export interface DurableRuns {
   decide(token: string, decision: PauseDecision, options?: DurableRunOptions): Promise<DurableOutcome>;
 }
 
-const durableRunMarker: unique symbol = Symbol.for('sluice.error.DurableRunError');
-
-/** A durable run cannot be started, resumed or decided: the message says why and what to do. */
-export class DurableRunError extends SluiceError {
-  readonly [durableRunMarker] = true;
-
-  constructor(options: SluiceErrorOptions) {
-    super(options);
-    this.name = 'DurableRunError';
-  }
-
-  /** Whether `error` is a {@link DurableRunError} from any copy of this package. */
-  static override isInstance(error: unknown): error is DurableRunError {
-    return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[durableRunMarker] === true;
-  }
-}
-
 const defaultLeaseMs = 30_000;
 const defaultPauseTtlMs = 7 * 24 * 60 * 60 * 1000;
 
@@ -193,35 +178,43 @@ export function createDurableRuns(options: DurableRunsOptions): DurableRuns {
         message: `Run ${start.runId} was started under ${start.fingerprint} and this host runs ${fingerprint}: replaying its journal on another engine or version could give the program different results. Resume it on a host with the same runtime and versions.`,
       });
     }
-    const [journal, pauses] = await Promise.all([store.readJournal(start.runId), store.listPauses(start.runId)]);
-    let stop: (reason: string) => void = () => {};
-    const session = new JournalSession(store, start.runId, journal, pauses, {
-      replaySafe: (namespace, name) => safe.has(`${namespace}.${name}`),
-      stop: (reason) => stop(reason),
-      messageBytes,
-    });
-    const values = new RunValues(start.conversation, snapshotOf(start.metadata));
-    const approve = (request: ApprovalRequest) =>
-      session.approve(
-        request,
-        request.rule?.description ?? 'the policy asks for approval of this call',
-        Date.now() + pauseTtlMs,
-      );
-    const permissions: DeriveBindingsOptions = {
-      ...options.permissions,
-      ...(pauseOnAsk ? { approve, approvalTimeoutMs: pauseTtlMs } : {}),
-    };
-    const bindings = session.wrap(
-      { ...mapBindings(deriveBindings(tools, policy, permissions)), ...options.bindings },
-      { sluice: values.bindings() },
-    );
-    if (record.status === 'paused') await store.setStatus(start.runId, 'running');
+    const runId = start.runId;
     const lease = setInterval(
-      () => void store.claimRun(start.runId, owner, leaseMs).catch(() => {}),
+      () => {
+        storeCall(() => store.claimRun(runId, owner, leaseMs)).catch(() => {});
+      },
       Math.max(100, Math.floor(leaseMs / 3)),
     );
     lease.unref();
     try {
+      const [journal, pauses] = await fromStore(`reading the journal of run ${runId}`, resumeAdvice(runId), () =>
+        Promise.all([store.readJournal(runId), store.listPauses(runId)]),
+      );
+      let stop: (reason: string) => void = () => {};
+      const session = new JournalSession(store, runId, journal, pauses, {
+        replaySafe: (namespace, name) => safe.has(`${namespace}.${name}`),
+        stop: (reason) => stop(reason),
+        messageBytes,
+        ...(runtime.limits === undefined ? {} : { resultBytes: runtime.limits.hostCallBytes }),
+      });
+      const values = new RunValues(start.conversation, snapshotOf(start.metadata));
+      const approve = (request: ApprovalRequest) =>
+        session.approve(
+          request,
+          request.rule?.description ?? 'the policy asks for approval of this call',
+          Date.now() + pauseTtlMs,
+        );
+      const permissions: DeriveBindingsOptions = {
+        ...options.permissions,
+        ...(pauseOnAsk ? { approve, approvalTimeoutMs: pauseTtlMs } : {}),
+      };
+      const bindings = session.wrap(
+        { ...mapBindings(deriveBindings(tools, policy, permissions)), ...options.bindings },
+        { sluice: values.bindings() },
+      );
+      if (record.status === 'paused') {
+        await fromStore(`marking run ${runId} running`, resumeAdvice(runId), () => store.setStatus(runId, 'running'));
+      }
       const run = runtime.start({
         program: start.program,
         bindings,
@@ -235,7 +228,8 @@ export function createDurableRuns(options: DurableRunsOptions): DurableRuns {
       return await settleRun(start, result, session, values);
     } finally {
       clearInterval(lease);
-      await store.releaseRun(start.runId, owner).catch(() => {});
+      // A failure to let the run go is harmless: the lease lapses on its own.
+      await storeCall(() => store.releaseRun(runId, owner)).catch(() => {});
     }
   };
 
@@ -248,10 +242,13 @@ export function createDurableRuns(options: DurableRunsOptions): DurableRuns {
     const runId = start.runId;
     if (session.storeFailure !== undefined) {
       // Nothing is final: the journal is as far as the store took it, and the run can be resumed.
-      throw new DurableRunError({ message: `${session.storeFailure} Resume run ${runId} once the store is back.` });
+      throw new DurableRunError({ message: `${session.storeFailure} ${resumeAdvice(runId)}` });
     }
+    // The journal is complete: a rerun answers every call from it and writes what failed here.
+    const record = (operation: () => Promise<void>) =>
+      fromStore(`recording the outcome of run ${runId}`, resumeAdvice(runId), operation);
     if (session.pause !== undefined) {
-      await store.setStatus(runId, 'paused');
+      await record(() => store.setStatus(runId, 'paused'));
       return { status: 'paused', runId, result, pause: publicPause(session.pause), journal: session.cost };
     }
     const journal = session.cost;
@@ -259,11 +256,12 @@ export function createDurableRuns(options: DurableRunsOptions): DurableRuns {
       session.divergence === undefined
         ? { status: 'finished', runId, result, journal }
         : { status: 'diverged', runId, result, message: session.divergence, journal };
-    if (outcome.status === 'finished' && result.ok && start.conversation !== undefined) {
+    const { conversation } = start;
+    if (outcome.status === 'finished' && result.ok && conversation !== undefined) {
       const changes = values.changes;
-      if (Object.keys(changes).length > 0) await store.commitValues(start.conversation, changes);
+      if (Object.keys(changes).length > 0) await record(() => store.commitValues(conversation, changes));
     }
-    await store.setStatus(runId, 'finished', outcome as unknown as JsonValue);
+    await record(() => store.setStatus(runId, 'finished', outcome as unknown as JsonValue));
     return outcome;
   };
 
@@ -273,10 +271,13 @@ export function createDurableRuns(options: DurableRunsOptions): DurableRuns {
    */
   const claim = async (runId: string, wait: boolean): Promise<RunRecord> => {
     for (;;) {
-      const record = await store.getRun(runId);
+      const record = await fromStore(`reading run ${runId}`, retryAdvice, () => store.getRun(runId));
       if (record === undefined)
         throw new DurableRunError({ message: `There is no durable run ${runId} in this store.` });
-      if (record.status === 'finished' || (await store.claimRun(runId, owner, leaseMs))) return record;
+      if (record.status === 'finished') return record;
+      if (await fromStore(`taking run ${runId}`, retryAdvice, () => store.claimRun(runId, owner, leaseMs))) {
+        return record;
+      }
       if (!wait) {
         throw new DurableRunError({
           message: `Run ${runId} is held by ${record.owner ?? 'another host'} until ${new Date(record.leaseExpiresAt ?? 0).toISOString()}; resume it after that, or from that host.`,
@@ -292,10 +293,17 @@ export function createDurableRuns(options: DurableRunsOptions): DurableRuns {
       if (typeof input?.program !== 'string' || input.program.trim() === '') {
         throw new DurableRunError({ message: 'start({ program }) needs the program as a non-empty string.' });
       }
-      const snapshot = input.conversation === undefined ? {} : await store.readValues(input.conversation);
+      const runId = input.runId ?? `durable_${randomUUID()}`;
+      const { conversation } = input;
+      const snapshot =
+        conversation === undefined
+          ? {}
+          : await fromStore(`reading the stored values of conversation ${conversation}`, startAdvice, () =>
+              store.readValues(conversation),
+            );
       const start: StartRecord = {
-        runId: input.runId ?? `durable_${randomUUID()}`,
-        ...(input.conversation === undefined ? {} : { conversation: input.conversation }),
+        runId,
+        ...(conversation === undefined ? {} : { conversation }),
         program: input.program,
         language: runtime.language,
         seed: randomInt(0, 2 ** 32),
@@ -303,7 +311,17 @@ export function createDurableRuns(options: DurableRunsOptions): DurableRuns {
         fingerprint,
         metadata: { values: snapshot },
       };
-      await store.createRun(start, owner, leaseMs);
+      try {
+        await storeCall(() => store.createRun(start, owner, leaseMs));
+      } catch (error) {
+        if (RunStoreConflictError.isInstance(error)) {
+          throw new DurableRunError({
+            message: `There is already a run ${runId} in this store: resume it, or start with another runId.`,
+            cause: error,
+          });
+        }
+        throw storeFailure(`writing the start record of run ${runId}`, startAdvice, error);
+      }
       const now = Date.now();
       return execute({ start, status: 'running', owner, createdAt: now, updatedAt: now }, input);
     },
@@ -311,9 +329,16 @@ export function createDurableRuns(options: DurableRunsOptions): DurableRuns {
       const record = await claim(runId, false);
       if (record.status === 'finished') return record.outcome as unknown as DurableOutcome;
       if (record.status === 'paused') {
-        const waiting = (await store.listPauses(runId)).find((pause) => pause.decision === undefined);
+        const letGo = () => storeCall(() => store.releaseRun(runId, owner)).catch(() => {});
+        const pauses = await fromStore(`reading the pauses of run ${runId}`, retryAdvice, () =>
+          store.listPauses(runId),
+        ).catch(async (error: unknown) => {
+          await letGo();
+          throw error;
+        });
+        const waiting = pauses.find((pause) => pause.decision === undefined);
         if (waiting !== undefined) {
-          await store.releaseRun(runId, owner);
+          await letGo();
           throw new DurableRunError({
             message: `Run ${runId} waits for an approval of ${waiting.tool}: continue it with decide(token, decision), using the token its paused outcome gave.`,
           });
@@ -322,7 +347,7 @@ export function createDurableRuns(options: DurableRunsOptions): DurableRuns {
       return execute(record, runOptions);
     },
     async decide(token, decision, runOptions = {}) {
-      if ((await store.getPause(token)) === undefined) {
+      if ((await fromStore('reading a pause', retryAdvice, () => store.getPause(token))) === undefined) {
         throw new DurableRunError({ message: 'There is no pause with this token: check the token, or the store.' });
       }
       const decided = await decidePause(store, token, decision);
@@ -366,7 +391,7 @@ async function decidePause(store: RunStore, token: string, decision: PauseDecisi
     });
   }
   try {
-    return await store.decidePause(token, decision);
+    return await storeCall(() => store.decidePause(token, decision));
   } catch (error) {
     if (RunStoreExpiredError.isInstance(error)) {
       throw new DurableRunError({
@@ -374,8 +399,15 @@ async function decidePause(store: RunStore, token: string, decision: PauseDecisi
         cause: error,
       });
     }
-    throw error;
+    throw storeFailure('recording a decision', retryAdvice, error);
   }
+}
+
+const startAdvice = 'Nothing ran: start the run again once the store is back.';
+const retryAdvice = 'Nothing changed: try again once the store is back.';
+
+function resumeAdvice(runId: string): string {
+  return `Resume run ${runId} once the store is back.`;
 }
 
 function publicPause(pause: PendingPause): DurablePause {

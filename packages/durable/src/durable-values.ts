@@ -13,6 +13,8 @@ export class RunValues {
   readonly #snapshot: Readonly<Record<string, JsonValue>>;
   readonly #conversation: string | undefined;
   readonly #changes = new Map<string, JsonValue | null>();
+  #sizeByKey: Map<string, number> | undefined;
+  #total = 0;
 
   constructor(conversation: string | undefined, snapshot: Readonly<Record<string, JsonValue>>) {
     this.#conversation = conversation;
@@ -69,16 +71,31 @@ export class RunValues {
         `sluice.store: the value for ${JSON.stringify(key)} is ${chars} characters of JSON; the limit is ${storedValueLimits.valueChars} a value. Keep less, or a summary.`,
       );
     }
-    const merged = { ...this.#snapshot, ...Object.fromEntries(this.#changes), [key]: value };
-    let total = 0;
-    for (const [name, stored] of Object.entries(merged)) {
-      if (stored !== null) total += name.length + JSON.stringify(stored).length;
-    }
+    // The conversation's size is kept up to date key by key, so a store costs what its value costs,
+    // not a pass over every value the conversation holds (up to 1 Mi characters, on each of 1,000 calls).
+    const sizes = this.#sizes();
+    const size = value === null ? 0 : key.length + chars;
+    const total = this.#total - (sizes.get(key) ?? 0) + size;
     if (total > storedValueLimits.totalChars) {
       throw new Error(
         `sluice.store: the conversation's values would be ${total} characters of JSON; the limit is ${storedValueLimits.totalChars} in all. Delete some with sluice.store(key, null).`,
       );
     }
+    sizes.set(key, size);
+    this.#total = total;
+  }
+
+  /** Characters of each key and its value's JSON, for the snapshot with this run's changes; measured at the first `store`. */
+  #sizes(): Map<string, number> {
+    if (this.#sizeByKey === undefined) {
+      this.#sizeByKey = new Map();
+      for (const [name, stored] of Object.entries(this.#snapshot)) {
+        const size = stored === null ? 0 : name.length + JSON.stringify(stored).length;
+        this.#sizeByKey.set(name, size);
+        this.#total += size;
+      }
+    }
+    return this.#sizeByKey;
   }
 }
 

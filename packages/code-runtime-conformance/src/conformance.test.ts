@@ -1,5 +1,19 @@
-import { type CodeRuntimeLanguage, type JsonValue, utf8ByteLength } from '@sluice/code-runtime';
-import { CodeRuntimeBase, defaultRunLimits, type HostReply, type RunController } from '@sluice/code-runtime-kit';
+import {
+  type CodeRunDeterminism,
+  type CodeRuntimeDeterminism,
+  type CodeRuntimeLanguage,
+  type JsonValue,
+  utf8ByteLength,
+} from '@sluice/code-runtime';
+import {
+  CodeRuntimeBase,
+  defaultRunLimits,
+  type HostReply,
+  type LaunchOptions,
+  type RunController,
+} from '@sluice/code-runtime-kit';
+import { describe } from 'vitest';
+import { describeDeterminismCases } from './cases-determinism.js';
 import type { ConformanceBudgets } from './conformance-options.js';
 import { describeCodeRuntimeConformance } from './describe-code-runtime-conformance.js';
 import { lineOf } from './program-lines.js';
@@ -12,6 +26,10 @@ interface StubScope {
   readonly namespaces: readonly string[];
   readonly globals: Map<string, JsonValue>;
   readonly memoryBytes: number;
+  /** The program's clock: virtual in a deterministic run (it moves only when told), else the real one. */
+  readonly clock: { now(): number; advance(ms: number): void };
+  /** The program's randomness: seeded in a deterministic run. */
+  readonly random: () => number;
 }
 
 type Behaviour = (run: RunController, scope: StubScope) => Promise<void>;
@@ -43,6 +61,21 @@ function logAll(
   entries: ReadonlyArray<readonly ['log' | 'info' | 'warn' | 'error' | 'debug', string]>,
 ) {
   for (const [level, text] of entries) run.log(level, text);
+}
+
+/** A clock and a random source as a substrate gives them: fixed by `deterministic`, real without it. */
+function clockAndRandom(deterministic: CodeRunDeterminism | undefined): Pick<StubScope, 'clock' | 'random'> {
+  if (deterministic === undefined) return { clock: { now: () => Date.now(), advance: () => {} }, random: Math.random };
+  let now = deterministic.startTime;
+  // xorshift32: a small generator is enough to act out a seeded one.
+  let state = deterministic.seed || 0x9e3779b9;
+  const random = () => {
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    return (state >>> 0) / 2 ** 32;
+  };
+  return { clock: { now: () => now, advance: (ms) => (now += ms) }, random };
 }
 
 function nestedArrays(depth: number): unknown[] {
@@ -226,6 +259,39 @@ const behaviours: Record<ConformanceProgramName, Behaviour> = {
     run.finish({ ok: true, value: reply.ok ? 'sent' : 'refused' });
   },
   deepValue: async (run) => run.finish({ ok: true, value: nestedArrays(100_000) }),
+  deterministicRun: async (run, { language, clock, random }) => {
+    const started = clock.now();
+    const digits = (count: number) =>
+      Array.from({ length: count }, () => Math.floor(random() * 16).toString(16)).join('');
+    const drawn: JsonValue =
+      language === 'python'
+        ? [random(), Math.floor(random() * 2 ** 32), digits(8)]
+        : [random(), digits(32), [1, 2, 3, 4].map(() => Math.floor(random() * 256))];
+    run.log('log', `start ${started}`);
+    const keys = ['a', 'b', 'c'];
+    const pending = keys.map((key) => callValue(run, 'tools', 'echo', { key }));
+    const replies: JsonValue[] = [];
+    // Answers in call order, each chain running on before the next answer, the clock 1 ms per answer.
+    for (const [index, key] of keys.entries()) {
+      replies.push(await (pending[index] as Promise<JsonValue>));
+      clock.advance(1);
+      run.log('log', `reply ${key} ${clock.now() - started}`);
+      run.log('log', `then ${key} ${clock.now() - started}`);
+    }
+    // Then the timers, due at 0, 10 and 30 ms after they were set, and the 100 ms wait.
+    run.log('log', `zero timer ${clock.now() - started}`);
+    clock.advance(10);
+    run.log('log', `timer 10 ${clock.now() - started}`);
+    clock.advance(20);
+    run.log('log', `timer 30 ${clock.now() - started}`);
+    clock.advance(70);
+    const late = await callValue(run, 'tools', 'echo', { key: 'late', at: clock.now() - started });
+    clock.advance(1);
+    const end = clock.now() - started;
+    run.finish({ ok: true, value: { started, drawn, order: keys, replies, late, end, again: random() } });
+  },
+  clockAndRandom: async (run, { clock, random }) =>
+    run.finish({ ok: true, value: { now: clock.now(), random: random() } }),
   concurrentIdentity: async (run, { globals, namespaces }) => {
     const mine = namespaces.includes('alpha') ? 'alpha' : 'beta';
     globals.set('mark', mine);
@@ -251,10 +317,12 @@ class StubCodeRuntime extends CodeRuntimeBase {
   readonly isolation = 'None: a test stub that acts out known programs in the host process.';
   readonly #behaviours = new Map<string, Behaviour>();
   readonly #memoryBytes: number;
+  readonly determinism: CodeRuntimeDeterminism | undefined;
 
   constructor(
     readonly language: CodeRuntimeLanguage,
     budgets: ConformanceBudgets,
+    deterministic = true,
   ) {
     super({
       ...defaultRunLimits,
@@ -263,13 +331,14 @@ class StubCodeRuntime extends CodeRuntimeBase {
       valueBytes: budgets.valueBytes,
     });
     this.#memoryBytes = budgets.memoryBytes;
+    this.determinism = deterministic ? { fingerprint: 'stub-1' } : undefined;
     const programs = conformancePrograms[language];
     for (const name of Object.keys(behaviours) as ConformanceProgramName[]) {
       this.#behaviours.set(programs[name], behaviours[name]);
     }
   }
 
-  protected launch(run: RunController, program: string): void {
+  protected launch(run: RunController, program: string, options: LaunchOptions): void {
     const behaviour = this.#behaviours.get(program);
     if (behaviour === undefined) {
       run.finish({
@@ -284,6 +353,7 @@ class StubCodeRuntime extends CodeRuntimeBase {
       namespaces: [...new Set([...run.bindings.values()].map((entry) => entry.namespace))],
       globals: new Map(),
       memoryBytes: this.#memoryBytes,
+      ...clockAndRandom(options.deterministic),
     };
     behaviour(run, scope).catch((error: unknown) => {
       if (error === killed) return;
@@ -305,3 +375,12 @@ for (const language of ['typescript', 'python'] as const) {
     create: (budgets) => new StubCodeRuntime(language, budgets),
   });
 }
+
+// A runtime without determinism: the determinism cases expect it to refuse `request.deterministic`.
+describe('stub without determinism', () => {
+  describeDeterminismCases({
+    language: 'typescript',
+    programs: conformancePrograms.typescript,
+    create: (budgets) => new StubCodeRuntime('typescript', budgets, false),
+  });
+});

@@ -1,5 +1,6 @@
 import { describe } from 'vitest';
 import { describeCancellationCases } from './cases-cancellation.js';
+import { describeDeterminismCases } from './cases-determinism.js';
 import { describeEventCases } from './cases-events.js';
 import { describeHostCallCases } from './cases-host-calls.js';
 import { describeHostFaultCases } from './cases-host-faults.js';
@@ -48,5 +49,6 @@ export function describeCodeRuntimeConformance(options: CodeRuntimeConformanceOp
     describeTimeoutCases(suite);
     describeCancellationCases(suite);
     describeIsolationCases(suite);
+    describeDeterminismCases(suite);
   });
 }

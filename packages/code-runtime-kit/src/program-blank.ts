@@ -73,7 +73,8 @@ function evaluateBlanker(code: string, typescript: () => TypeScript): BlankSourc
 /**
  * Strips a normalised program's types by blanking them with spaces in place, so every line and
  * column stays where the model wrote it. `file` is the tree normalisation parsed; when
- * normalisation edited the text, the edited body is parsed again (cheaper than esbuild). Returns
+ * normalisation edited the text, the edited body is parsed again (cheaper than esbuild), unless
+ * `blankWrapped` can blank it from that tree. Returns
  * `undefined` when esbuild must strip the program instead: syntax ts-blank-space cannot erase
  * (enum, namespace, parameter property, `<T>value`, `import x =`), syntax esbuild lowers for
  * Node 20 (decorators, `accessor`, `using`), text where a position could mean two places or
@@ -90,7 +91,8 @@ export function blankProgram(
 ): string | undefined {
   if (ambiguousText.test(body)) return undefined;
   let tree = file;
-  if (file.text !== body) {
+  let blanked = file.text === body ? undefined : blankWrapped(ts, blank, file, body);
+  if (file.text !== body && blanked === undefined) {
     try {
       tree = parseProgram(ts, body);
     } catch {
@@ -99,10 +101,9 @@ export function blankProgram(
     if (parseDiagnostics(tree).length > 0) return undefined;
   }
   if (lowered.test(body) && needsLowering(ts, tree)) return undefined;
-  let blanked: string;
   try {
     // The first syntax it cannot erase ends the walk: the program goes to esbuild anyway.
-    blanked = blank(tree, refuse);
+    blanked ??= blank(tree, refuse);
   } catch {
     return undefined;
   }
@@ -118,10 +119,61 @@ export function blankProgram(
   return blanked;
 }
 
+/**
+ * @internal The edited body blanked without parsing it again, where that provably gives what
+ * the second parse would: normalisation's only edit wrapped the last statement's expression `E` as
+ * `return (E)` or `return (E)()`, the statement before `E` ends in its own `;` or `}`, and
+ * ts-blank-space, on the tree normalisation parsed, wrote only spaces. Then the parser reads every
+ * token of the edited text as before: nothing before `E` was read past that `;` or `}` but to ask
+ * whether `E`'s first token continues it (an operator, `else`, `finally`), which `return` never
+ * does; and `E` parses the same between parentheses (no statement-only reading applies to it, and
+ * what follows it, `)` now rather than `;` or the end, is no operator, `:` or `=>` either way). So
+ * the edited text parses cleanly, with the same types, decorators, `accessor` and `using`, and
+ * blanks the same: only the `;`, `(` and `)` that ts-blank-space writes depend on where a statement
+ * ends. `undefined` when this does not hold; the body is then parsed again.
+ */
+export function blankWrapped(
+  ts: TypeScript,
+  blank: BlankSourceFile,
+  file: SourceFile,
+  body: string,
+): string | undefined {
+  const statements = file.statements;
+  let index = statements.length - 1;
+  while (index >= 0 && ts.isEmptyStatement(statements[index]!)) index -= 1;
+  const last = statements[index];
+  if (last === undefined || !ts.isExpressionStatement(last)) return undefined;
+  const text = file.text;
+  // `global` and a name on the next line is a TypeScript declaration; before `return`, an expression.
+  const before = statements[index - 1];
+  if (before !== undefined && !statementEnds.test(text.charAt(before.end - 1))) return undefined;
+  const start = last.expression.getStart(file);
+  const end = last.expression.end;
+  const head = `${text.slice(0, start)}return (${text.slice(start, end)})`;
+  const called = body === `${head}()${text.slice(end)}`;
+  if (!called && body !== `${head}${text.slice(end)}`) return undefined;
+  let blanked: string;
+  try {
+    blanked = blank(file, refuse);
+  } catch {
+    return undefined;
+  }
+  if (blanked.length !== text.length) return undefined;
+  if (blanked !== text) {
+    for (let offset = 0; offset < text.length; offset += 1) {
+      const written = blanked.charCodeAt(offset);
+      if (written !== text.charCodeAt(offset) && written !== 32) return undefined;
+    }
+  }
+  return `${blanked.slice(0, start)}return (${blanked.slice(start, end)})${called ? '()' : ''}${blanked.slice(end)}`;
+}
+
 function refuse(): never {
   throw new Error('syntax ts-blank-space cannot erase');
 }
 
+/** The last character of a statement that ends in its own `;` or `}`. */
+const statementEnds = /[;}]/;
 /** HTML-like comments (V8 reads them, TypeScript does not) and line breaks that `\n` does not count. */
 const ambiguousText = /<!--|-->|\r(?!\n)|[\u2028\u2029]/;
 /** Words that may start syntax esbuild lowers for Node 20; only then is the tree walked. */

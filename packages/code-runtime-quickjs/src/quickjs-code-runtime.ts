@@ -1,5 +1,11 @@
 import type { CodeRunDeterminism, CodeRuntimeDeterminism, CodeRuntimeLanguage } from '@sluice/code-runtime';
-import { CodeRuntimeBase, type LaunchOptions, ProgramCompiler, type RunController } from '@sluice/code-runtime-kit';
+import {
+  CodeRuntimeBase,
+  type CompiledProgram,
+  type LaunchOptions,
+  ProgramCompiler,
+  type RunController,
+} from '@sluice/code-runtime-kit';
 import { quickJsFingerprint } from './quickjs-fingerprint.js';
 import { QuickJsPool } from './quickjs-pool.js';
 import {
@@ -62,14 +68,18 @@ export class QuickJsCodeRuntime extends CodeRuntimeBase {
   }
 
   protected launch(run: RunController, program: string, options: LaunchOptions): void {
-    this.#launch(run, program, options.deterministic ?? this.settings.deterministic).catch((error: unknown) => {
-      run.finish({
-        ok: false,
-        failure: {
-          kind: 'substrate-exit',
-          message: `The QuickJS runtime failed to start the program: ${error instanceof Error ? error.message : String(error)}`,
-        },
-      });
+    this.#launch(run, program, options.deterministic ?? this.settings.deterministic).catch((error: unknown) =>
+      this.#failToStart(run, error),
+    );
+  }
+
+  #failToStart(run: RunController, error: unknown): void {
+    run.finish({
+      ok: false,
+      failure: {
+        kind: 'substrate-exit',
+        message: `The QuickJS runtime failed to start the program: ${error instanceof Error ? error.message : String(error)}`,
+      },
     });
   }
 
@@ -80,13 +90,26 @@ export class QuickJsCodeRuntime extends CodeRuntimeBase {
       run.finish({ ok: false, failure: compiled.failure });
       return;
     }
+    await this.#execute(run, compiled.program, deterministic);
+  }
+
+  async #execute(
+    run: RunController,
+    program: CompiledProgram,
+    deterministic: CodeRunDeterminism | undefined,
+    refusedBefore = false,
+  ): Promise<void> {
     const slot = await this.#pool.acquire(run);
     if (slot === undefined) return;
     if (run.ended) {
       this.#pool.release(slot);
       return;
     }
-    slot.execute(run, compiled.program, deterministic);
+    slot.execute(run, program, deterministic, (reason) => {
+      // Once: a second thread refusing too means no thread can make a context.
+      if (refusedBefore) this.#failToStart(run, new Error(reason));
+      else this.#execute(run, program, deterministic, true).catch((error: unknown) => this.#failToStart(run, error));
+    });
   }
 
   protected shutdown(): Promise<void> {

@@ -65,3 +65,38 @@ describe('QuickJS determinism per run (request.deterministic)', () => {
     );
   });
 });
+
+// Each thread makes its next runtimes and contexts before their runs arrive: what a run's clock
+// and randomness read must still come from the run, never from when its context was made.
+describe('QuickJS contexts made ahead of their runs', () => {
+  const clock = `
+await new Promise((resolve) => setTimeout(resolve, 5));
+return { origin: performance.timeOrigin, now: Date.now(), random: Math.random(), url: new URL('https://a.example/p').pathname };`;
+
+  it('gives a run its own start time and seed, whichever runs the context served before', async () => {
+    const runtime = createQuickJsCodeRuntime({ poolSize: 1 });
+    try {
+      const results = [];
+      // The same thread serves them all, alternating plain and deterministic runs on contexts made ahead.
+      for (const startTime of [1_000, 0, 2_000, 0, 1_000]) {
+        const result = await runtime.run({
+          program: clock,
+          ...(startTime === 0 ? {} : { deterministic: { seed: 5, startTime } }),
+        });
+        expect(result.ok).toBe(true);
+        results.push(result.ok ? (result.value as { origin: number; now: number; random: number }) : undefined);
+      }
+      expect(results[0]).toMatchObject({ origin: 1_000, now: 1_005 });
+      expect(results[2]).toMatchObject({ origin: 2_000, now: 2_005 });
+      expect(results[4]).toEqual(results[0]);
+      // A plain run reads the real clock: its time origin is when it started, not when its context
+      // was made (while the thread waited, here at least 20 ms earlier).
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const before = Date.now();
+      const plain = await runtime.run({ program: clock });
+      expect(plain.ok && (plain.value as { origin: number }).origin).toBeGreaterThanOrEqual(before);
+    } finally {
+      await runtime.dispose();
+    }
+  }, 60_000);
+});

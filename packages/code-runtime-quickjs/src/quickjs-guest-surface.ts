@@ -1,38 +1,6 @@
 import { webGlobalsSource } from '@sluice/code-runtime-kit';
 import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten-core';
 
-// QuickJS compiles about 0.05-0.1 ms per small function in WebAssembly, so each helper below is
-// parsed only in a run that needs it. Both capture the guest's built-ins as they were before the program.
-
-/**
- * Guest source, evaluated in a run that has bindings: `(functions, ungranted) => namespace`, the
- * namespace as the program sees it — a granted name is its function; for any other key,
- * `ungranted(key)` (a host function) answers.
- */
-export const namespaceSource = `(() => {
-'use strict';
-const Wrap = Proxy, hasOwn = Object.hasOwn;
-return (functions, ungranted) => new Wrap(functions, { get: (target, key) => typeof key === 'string' && hasOwn(target, key) ? target[key] : ungranted(key) });
-})()`;
-
-/**
- * Guest source, evaluated at a run's first host call: `(call, label) => promise`, a host call's
- * promise whose fields read before `await` throw naming the fix, while `await`, `then` (the one
- * captured before the program) and every other promise method work as on the promise itself.
- */
-export const awaitableSource = `(() => {
-'use strict';
-const apply = Reflect.apply, Wrap = Proxy, then = Promise.prototype.then, TypeErrorConstructor = TypeError;
-return (call, label) => new Wrap(call, { get(target, key) {
-  if (key === 'then') return (...args) => apply(then, target, args);
-  if (typeof key !== 'string' || key in target) {
-    const value = target[key];
-    return typeof value === 'function' ? (...args) => apply(value, target, args) : value;
-  }
-  if (key !== 'toJSON') throw new TypeErrorConstructor(label + '(...) returns a Promise, which has no .' + key + ': write \`(await ' + label + '(...)).' + key + '\` to read the result.');
-} });
-})()`;
-
 /** Names a caller or a library probes on any object: never taken for a call of an ungranted name. */
 export const probedNames: ReadonlySet<string> = new Set([
   'then',
@@ -80,6 +48,8 @@ export interface WebGlobalHooks {
   readonly fail: (error: QuickJSHandle | undefined) => void;
   readonly now: () => number;
   readonly random: () => number;
+  /** When the run started on its clock, in ms since the epoch. */
+  readonly startedAt: () => number;
 }
 
 /**
@@ -90,7 +60,6 @@ export interface WebGlobalHooks {
 export function installLazyWebGlobals(context: QuickJSContext, hooks: WebGlobalHooks): () => void {
   let made: QuickJSHandle | undefined;
   let define: QuickJSHandle | undefined;
-  const startedAt = hooks.now();
   // The API defines only read-only data properties: a made global is writable, as in the worker-thread provider.
   const data = (name: string, value: QuickJSHandle) =>
     context
@@ -136,7 +105,7 @@ export function installLazyWebGlobals(context: QuickJSContext, hooks: WebGlobalH
     );
     put(
       'startedAt',
-      context.newFunction('startedAt', () => context.newNumber(startedAt)),
+      context.newFunction('startedAt', () => context.newNumber(hooks.startedAt())),
     );
     put(
       'describe',

@@ -1,60 +1,127 @@
 import { inspect } from 'node:util';
 import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten-core';
 
-/** The guest's own built-ins, read before the program runs, so a program that replaces them changes nothing here. */
+/**
+ * The guest's own built-ins and helpers, made before the program runs, so a program that replaces
+ * a built-in changes nothing here.
+ */
 export interface GuestIntrinsics {
-  readonly stringify: QuickJSHandle;
   readonly parse: QuickJSHandle;
   readonly isArray: QuickJSHandle;
   readonly getPrototypeOf: QuickJSHandle;
   readonly objectPrototype: QuickJSHandle;
   readonly promisePrototype: QuickJSHandle;
+  /** The helpers of {@link helpersSource}. */
+  readonly namespace: QuickJSHandle;
+  readonly awaitable: QuickJSHandle;
+  readonly encode: QuickJSHandle;
   /** `(a, b) => a === b`: this build of QuickJS exposes no identity test of its own. */
   readonly same: QuickJSHandle;
-  /** `namespaceSource` and `awaitableSource`, evaluated on first need. */
-  namespace?: QuickJSHandle;
-  awaitable?: QuickJSHandle;
-  /** Whether a value nests deeper than a limit: an iterative walk, evaluated on first need. */
-  tooDeep?: QuickJSHandle;
 }
-
-// Walk, don't recurse: the engine's JSON.stringify recurses in C, whose frames use the thread's
-// stack faster than QuickJS's own stack check sees, so depth is checked first, iteratively.
-// Getters and Proxy traps run here as they would in JSON.stringify.
-const tooDeepSource = `((keys) => (value, limit) => {
-  const stack = [value, 0];
-  const seen = new Set();
-  while (stack.length > 0) {
-    const depth = stack.pop();
-    const item = stack.pop();
-    if (typeof item !== 'object' || item === null || seen.has(item)) continue;
-    if (depth >= limit) return true;
-    seen.add(item);
-    const names = keys(item);
-    for (let index = 0; index < names.length; index += 1) stack.push(item[names[index]], depth + 1);
-  }
-  return false;
-})(Object.keys)`;
 
 /** The JSON nesting limit at the boundary, as the contract's `jsonDepthLimit`. */
 const depthLimit = 512;
 
-/** Reads {@link GuestIntrinsics} from a fresh context. The caller disposes them. */
+/**
+ * Guest source evaluated once in every fresh context, before the program, with `misread` (a host
+ * function answering the message for a field read on an un-awaited call). One evaluation, and
+ * short: QuickJS compiles about 0.15 µs a byte in WebAssembly and each evaluation costs about
+ * 25 µs more, while a host function costs about 3 µs to make. It removes `SharedArrayBuffer`,
+ * `Atomics` and `WebAssembly` and answers:
+ *
+ * - `namespace(functions, ungranted)`: the namespace as the program sees it — a granted name is
+ *   its function; for any other string key, `ungranted(key)` (a host function) answers.
+ * - `awaitable(call, label)`: a host call's promise whose fields read before `await` throw a
+ *   `TypeError` naming the fix, while `await`, `then` and every other promise method work as on
+ *   the promise itself.
+ * - `encode(value, maxChars)`: the value written by the guest's own `JSON.stringify` (its `toJSON`
+ *   methods and getters run, `undefined` properties are left out) with a replacer that checks each
+ *   member before the engine writes, or recurses into, it: the JSON text; `undefined` when there is
+ *   none; its length when longer than `maxChars`; `false` past the nesting limit (the engine's C
+ *   recursion uses the stack faster than QuickJS's own check sees); `[key, member]` for the first
+ *   member JSON cannot carry, which the host then describes. What a `toJSON`, a getter or a Proxy
+ *   trap throws, and the engine's cycle error, are thrown on.
+ * - `same(a, b)`: `a === b`.
+ */
+const helpersSource = `((misread) => {
+'use strict';
+delete globalThis.SharedArrayBuffer;
+delete globalThis.Atomics;
+delete globalThis.WebAssembly;
+const hasOwn = Object.hasOwn, getPrototypeOf = Object.getPrototypeOf, plain = Object.prototype;
+const isArray = Array.isArray, apply = Reflect.apply, stringify = JSON.stringify, then = Promise.prototype.then;
+const Wrap = Proxy, TypeErrorConstructor = TypeError, Depths = WeakMap, get = Depths.prototype.get, set = Depths.prototype.set;
+return [
+  (functions, ungranted) => new Wrap(functions, {
+    get: (target, key) => typeof key === 'string' && hasOwn(target, key) ? target[key] : ungranted(key),
+  }),
+  (call, label) => new Wrap(call, { get(target, key) {
+    if (key === 'then') return (...args) => apply(then, target, args);
+    if (typeof key !== 'string' || key in target) {
+      const value = target[key];
+      return typeof value === 'function' ? (...args) => apply(value, target, args) : value;
+    }
+    if (key !== 'toJSON') throw new TypeErrorConstructor(misread(label, key));
+  } }),
+  (value, maxChars) => {
+    const depths = new Depths();
+    let bad;
+    try {
+      const text = stringify(value, function (key, member) {
+        const type = typeof member;
+        if (type === 'object' && member !== null) {
+          let prototype;
+          try { prototype = isArray(member) ? null : getPrototypeOf(member); } catch {}
+          if (prototype === null || prototype === plain) {
+            const depth = (apply(get, depths, [this]) ?? 0) + 1;
+            if (depth <= ${depthLimit}) return apply(set, depths, [member, depth]), member;
+            bad = false;
+            throw depths;
+          }
+        } else if (type === 'number' ? member - member === 0 : type !== 'bigint') return member;
+        bad = [key, member];
+        throw depths;
+      });
+      return typeof text !== 'string' ? undefined : text.length > maxChars ? text.length : text;
+    } catch (error) {
+      if (error === depths) return bad;
+      throw error;
+    }
+  },
+  (a, b) => a === b,
+];
+})`;
+
+/** The message of a field read on a host call's promise before `await`. */
+function misreadMessage(label: string, key: string): string {
+  return `${label}(...) returns a Promise, which has no .${key}: write \`(await ${label}(...)).${key}\` to read the result.`;
+}
+
+/** Makes {@link GuestIntrinsics} in a fresh context. The caller disposes them. */
 export function captureIntrinsics(context: QuickJSContext): GuestIntrinsics {
   const json = context.getProp(context.global, 'JSON');
   const object = context.getProp(context.global, 'Object');
   const array = context.getProp(context.global, 'Array');
   const promise = context.getProp(context.global, 'Promise');
+  const misread = context.newFunction('misread', (label, key) =>
+    context.newString(misreadMessage(context.getString(label!), context.getString(key!))),
+  );
+  const helpers = context
+    .unwrapResult(context.evalCode(helpersSource, 'sluice-helpers.js'))
+    .consume((install) => context.unwrapResult(context.callFunction(install, context.undefined, misread)));
+  misread.dispose();
   const intrinsics = {
-    stringify: context.getProp(json, 'stringify'),
     parse: context.getProp(json, 'parse'),
     isArray: context.getProp(array, 'isArray'),
     getPrototypeOf: context.getProp(object, 'getPrototypeOf'),
     objectPrototype: context.getProp(object, 'prototype'),
     promisePrototype: context.getProp(promise, 'prototype'),
-    same: context.unwrapResult(context.evalCode('(a, b) => a === b', 'sluice-same.js')),
+    namespace: context.getProp(helpers, 0),
+    awaitable: context.getProp(helpers, 1),
+    encode: context.getProp(helpers, 2),
+    same: context.getProp(helpers, 3),
   };
-  for (const handle of [json, object, array, promise]) handle.dispose();
+  for (const handle of [json, object, array, promise, helpers]) handle.dispose();
   return intrinsics;
 }
 
@@ -83,8 +150,6 @@ export type Encoded =
       readonly error?: QuickJSHandle;
     };
 
-const violationMarker = 'sluice: not JSON';
-
 /**
  * Writes `value` as the guest's own `JSON.stringify` writes it (its `toJSON` methods run inside
  * QuickJS, `undefined` properties are left out), refusing what JSON cannot carry: NaN, ±Infinity,
@@ -97,38 +162,31 @@ export function encodeGuestValue(
   value: QuickJSHandle,
   maxChars: number,
 ): Encoded {
-  const rootType = context.typeof(value);
-  if (rootType === 'undefined') return { ok: true, json: undefined };
-  if (rootType === 'function' || rootType === 'symbol') {
-    return { ok: false, kind: 'not-json', message: `the value is a ${rootType}, which JSON cannot carry` };
-  }
-  if (rootType === 'object') {
-    intrinsics.tooDeep ??= context.unwrapResult(context.evalCode(tooDeepSource, 'sluice-depth.js'));
-    const deep = context
-      .newNumber(depthLimit)
-      .consume((limit) => context.callFunction(intrinsics.tooDeep!, context.undefined, value, limit));
-    if (deep.error !== undefined) return { ok: false, kind: 'thrown', message: '', error: deep.error };
-    if (deep.value.consume((handle) => context.dump(handle) === true)) {
-      return { ok: false, kind: 'not-json', message: `the value is nested more than ${depthLimit} levels deep` };
+  let json: string | undefined;
+  switch (context.typeof(value)) {
+    case 'undefined':
+      return { ok: true, json: undefined };
+    case 'function':
+    case 'symbol':
+      return {
+        ok: false,
+        kind: 'not-json',
+        message: `the value is a ${context.typeof(value)}, which JSON cannot carry`,
+      };
+    case 'boolean':
+      json = context.dump(value) === true ? 'true' : 'false';
+      break;
+    case 'number': {
+      const number = context.getNumber(value);
+      if (Number.isFinite(number)) json = JSON.stringify(number);
+      break;
     }
   }
-  let violation: string | undefined;
-  const replacer = context.newFunction('', (key, member) => {
-    const problem = violationOf(context, intrinsics, member);
-    if (problem !== undefined) {
-      const keyText = context.typeof(key) === 'string' ? context.getString(key) : '';
-      violation = keyText === '' ? `the value ${problem}` : `the property "${keyText}" ${problem}`;
-      throw new Error(violationMarker);
-    }
-    return member.dup();
-  });
-  const result = context.callFunction(intrinsics.stringify, context.undefined, value, replacer);
-  replacer.dispose();
+  if (json !== undefined) return { ok: true, json };
+  const result = context
+    .newNumber(maxChars)
+    .consume((limit) => context.callFunction(intrinsics.encode, context.undefined, value, limit));
   if (result.error !== undefined) {
-    if (violation !== undefined) {
-      result.error.dispose();
-      return { ok: false, kind: 'not-json', message: `${violation}, which JSON cannot carry` };
-    }
     const described = describeThrown(context, result.error, false);
     if (described.name === 'RangeError' || /circular/i.test(described.message)) {
       result.error.dispose();
@@ -142,15 +200,26 @@ export function encodeGuestValue(
     }
     return { ok: false, kind: 'thrown', message: described.message, error: result.error };
   }
-  const text = result.value;
-  try {
-    if (context.typeof(text) !== 'string') return { ok: true, json: undefined };
-    const length = context.getProp(text, 'length').consume((handle) => context.getNumber(handle));
-    if (length > maxChars) return { ok: false, kind: 'too-large', message: `${length} characters` };
-    return { ok: true, json: context.getString(text) };
-  } finally {
-    text.dispose();
-  }
+  return result.value.consume((encoded): Encoded => {
+    switch (context.typeof(encoded)) {
+      case 'string':
+        return { ok: true, json: context.getString(encoded) };
+      case 'number':
+        return { ok: false, kind: 'too-large', message: `${context.getNumber(encoded)} characters` };
+      case 'boolean':
+        return { ok: false, kind: 'not-json', message: `the value is nested more than ${depthLimit} levels deep` };
+      case 'object': {
+        const key = context.getProp(encoded, 0).consume((handle) => context.getString(handle));
+        const problem = context
+          .getProp(encoded, 1)
+          .consume((member) => violationOf(context, intrinsics, member) ?? 'cannot be written as JSON');
+        const where = key === '' ? 'the value' : `the property "${key}"`;
+        return { ok: false, kind: 'not-json', message: `${where} ${problem}, which JSON cannot carry` };
+      }
+      default:
+        return { ok: true, json: undefined };
+    }
+  });
 }
 
 function violationOf(context: QuickJSContext, intrinsics: GuestIntrinsics, member: QuickJSHandle): string | undefined {

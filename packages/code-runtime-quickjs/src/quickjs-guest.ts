@@ -7,13 +7,7 @@ import type {
 } from 'quickjs-emscripten-core';
 import type { QuickJsEnding, QuickJsRunConfig, QuickJsStopCause, QuickJsToHost, WasmMemory } from './quickjs-frames.js';
 import { type GuestRandom, seededRandom, systemRandom, uuidFrom, virtualDateSource } from './quickjs-guest-clock.js';
-import {
-  awaitableSource,
-  installLazyWebGlobals,
-  lazyWebGlobals,
-  namespaceSource,
-  probedNames,
-} from './quickjs-guest-surface.js';
+import { installLazyWebGlobals, lazyWebGlobals, probedNames } from './quickjs-guest-surface.js';
 import {
   captureIntrinsics,
   describeThrown,
@@ -37,26 +31,34 @@ interface GuestTimer {
 }
 
 /**
- * One program in one fresh QuickJS runtime and context, inside a worker thread. Every entry into
- * the interpreter is a turn (the program's start, a host reply, a timer), followed by draining the
- * job queue; the interrupt handler stops a turn at the CPU budget or when the host asks. The run
- * frees its runtime at the end; after a trap it leaves it alone and asks for the thread to end.
+ * One program in one fresh QuickJS runtime and context, inside a worker thread. The runtime, the
+ * context and the globals that do not depend on the run are made ahead, while the worker waits for
+ * work (the constructor); {@link GuestRun.start} gives them to a run. Every entry into the
+ * interpreter is a turn (the program's start, a host reply, a timer), followed by draining the job
+ * queue; the interrupt handler stops a turn at the CPU budget or when the host asks. The run frees
+ * its runtime at the end; after a trap it leaves it alone and asks for the thread to end.
  */
 export class GuestRun {
-  readonly seq: number;
+  /** The host's number for the run; -1 while the context waits for one. */
+  seq = -1;
   readonly #runtime: QuickJSRuntime;
   readonly #context: QuickJSContext;
   readonly #intrinsics: GuestIntrinsics;
   readonly #memory: WasmMemory;
   readonly #control: Int32Array;
-  readonly #config: QuickJsRunConfig;
+  #config: QuickJsRunConfig;
   readonly #send: (message: QuickJsToHost) => void;
   readonly #onEnd: (retire: boolean) => void;
-  readonly #random: GuestRandom;
+  #random: GuestRandom = systemRandom();
   readonly #pending = new Map<number, QuickJSDeferredPromise>();
   readonly #replies = new Map<number, { ok: boolean; text: string }>();
   readonly #timers = new Map<number, GuestTimer>();
-  readonly #startedAt = performance.now();
+  #startedAt = 0;
+  /** When the run started on its clock (virtual in deterministic mode), in ms since the epoch. */
+  #startTime = 0;
+  #started = false;
+  #trapped = false;
+  #disposed = false;
   #completion: QuickJSHandle | undefined;
   #busyMs = 0;
   #turnStart = 0;
@@ -67,56 +69,93 @@ export class GuestRun {
   #stopped: QuickJsStopCause | undefined;
   /** What a web global's callback threw (an abort listener): the run ends with it as its exception. */
   #failure: QuickJSHandle | undefined;
-  #freeWebGlobals: (() => void) | undefined;
+  readonly #freeWebGlobals: () => void;
+  readonly #performance: QuickJSHandle;
   #ended = false;
   #virtualMs = 0;
   #idleCheck: ReturnType<typeof setImmediate> | undefined;
 
+  /**
+   * Makes the runtime, the context and the globals every run has. Throws when the engine fails
+   * (a trap), after freeing what it made.
+   */
   constructor(
     module: QuickJSWASMModule,
     memory: WasmMemory,
     control: Int32Array,
     config: QuickJsRunConfig,
-    seq: number,
     send: (message: QuickJsToHost) => void,
     onEnd: (retire: boolean) => void,
   ) {
-    this.seq = seq;
-    // Set-up runs under the interrupt handler too: its CPU time counts from here.
-    this.#turnStart = performance.now();
     this.#memory = memory;
     this.#control = control;
     this.#config = config;
     this.#send = send;
     this.#onEnd = onEnd;
-    this.#random = config.deterministic ? seededRandom(config.deterministic.seed) : systemRandom();
     this.#runtime = module.newRuntime({
       memoryLimitBytes: config.memoryBytes,
       maxStackSizeBytes: config.stackBytes,
       interruptHandler: () => this.#interrupt(),
     });
-    this.#context = this.#runtime.newContext();
-    this.#intrinsics = captureIntrinsics(this.#context);
+    try {
+      this.#context = this.#runtime.newContext();
+      this.#intrinsics = captureIntrinsics(this.#context);
+      const timers = this.#installTimers();
+      this.#performance = this.#installClock();
+      this.#installConsole();
+      this.#freeWebGlobals = installLazyWebGlobals(this.#context, {
+        ...timers,
+        fail: (error) => {
+          // Several listeners may throw in one turn: the first one ends the run.
+          this.#failure ??= error === undefined ? this.#context.undefined : error.dup();
+        },
+        now: () => this.#now(),
+        random: () => this.#random.next(),
+        startedAt: () => this.#startTime,
+      });
+    } catch (error) {
+      this.#runtime.dispose();
+      throw error;
+    }
   }
 
-  #interrupt(): boolean {
-    if (this.#stopped !== undefined || this.#failure !== undefined) return true;
-    if (Atomics.load(this.#control, 0) === this.seq) this.#stopped = 'interrupted';
-    else if (this.#busyMs + (performance.now() - this.#turnStart) > this.#config.cpuTimeMs) this.#stopped = 'cpu-time';
-    return this.#stopped !== undefined;
-  }
-
-  /** Installs the globals, evaluates the program and runs its first turn. */
-  start(code: string, bindings: readonly string[]): void {
+  /**
+   * Gives the prepared context to run `seq`, with `deterministic` in place of the worker's setting
+   * when given: binds its host functions, evaluates the program and runs its first turn.
+   */
+  start(
+    seq: number,
+    code: string,
+    bindings: readonly string[],
+    deterministic?: { readonly seed: number; readonly startTime: number },
+  ): void {
+    this.seq = seq;
+    if (deterministic !== undefined) this.#config = { ...this.#config, deterministic };
+    if (this.#config.deterministic !== undefined) this.#random = seededRandom(this.#config.deterministic.seed);
+    this.#started = true;
+    this.#startedAt = performance.now();
+    this.#startTime = this.#now();
     this.#turn(() => {
-      this.#installGlobals(bindings);
-      const evaluated = this.#context.evalCode(code, 'program.js');
+      const context = this.#context;
+      this.#define(this.#performance, 'timeOrigin', context.newNumber(this.#startTime));
+      if (this.#config.deterministic !== undefined) this.#installVirtualDate();
+      this.#installBindings(bindings);
+      const evaluated = context.evalCode(code, 'program.js');
       if (evaluated.error !== undefined) {
         this.#endWithThrown(evaluated.error);
         return;
       }
       this.#completion = evaluated.value;
     });
+  }
+
+  #interrupt(): boolean {
+    // No program runs while the context waits for a run.
+    if (!this.#started) return false;
+    if (this.#stopped !== undefined || this.#failure !== undefined) return true;
+    if (Atomics.load(this.#control, 0) === this.seq) this.#stopped = 'interrupted';
+    else if (this.#busyMs + (performance.now() - this.#turnStart) > this.#config.cpuTimeMs) this.#stopped = 'cpu-time';
+    return this.#stopped !== undefined;
   }
 
   /** The host's answer to call `callId`. In deterministic mode answers are delivered in the order the calls were made. */
@@ -180,6 +219,7 @@ export class GuestRun {
       // A trap inside the WebAssembly module (or the host's stack exhausted by it): the engine's
       // state is unknown, so nothing of it is touched again.
       this.#busyMs += performance.now() - this.#turnStart;
+      this.#trapped = true;
       this.#finish(
         { kind: 'stopped', cause: 'trap', detail: error instanceof Error ? error.message : String(error) },
         true,
@@ -291,27 +331,36 @@ export class GuestRun {
     this.#ended = true;
     if (this.#idleCheck !== undefined) clearImmediate(this.#idleCheck);
     for (const timer of this.#timers.values()) clearTimeout(timer.handle);
-    let retire = trapped;
     const peakMemoryBytes = this.#memory.buffer.byteLength;
-    if (!trapped) {
-      try {
-        for (const timer of this.#timers.values())
-          for (const handle of [timer.callback, ...timer.args]) handle.dispose();
-        this.#failure?.dispose();
-        this.#freeWebGlobals?.();
-        for (const deferred of this.#pending.values()) deferred.dispose();
-        this.#completion?.dispose();
-        for (const handle of Object.values(this.#intrinsics)) (handle as QuickJSHandle | undefined)?.dispose();
-        this.#context.dispose();
-        this.#runtime.dispose();
-      } catch {
-        retire = true;
-      }
-    }
     // A run that grew the linear memory past half its cap leaves a worker that would start the next run crowded.
-    if (peakMemoryBytes > this.#config.memoryBytes / 2 + 24 * 1024 * 1024) retire = true;
+    const retire = trapped || peakMemoryBytes > this.#config.memoryBytes / 2 + 24 * 1024 * 1024;
     this.#send({ type: 'done', seq: this.seq, ending, cpuMs: Math.round(this.#busyMs), peakMemoryBytes, retire });
     this.#onEnd(retire);
+  }
+
+  /**
+   * Frees the runtime of a run that has ended (the worker calls it once the result is sent).
+   * Answers whether it could: a runtime that would not free leaves an engine not to be trusted.
+   * A run that ended on a trap is never touched again, and answers `false`.
+   */
+  dispose(): boolean {
+    if (this.#disposed) return !this.#trapped;
+    this.#disposed = true;
+    if (this.#trapped) return false;
+    try {
+      for (const timer of this.#timers.values()) for (const handle of [timer.callback, ...timer.args]) handle.dispose();
+      this.#failure?.dispose();
+      this.#freeWebGlobals();
+      this.#performance.dispose();
+      for (const deferred of this.#pending.values()) deferred.dispose();
+      this.#completion?.dispose();
+      for (const handle of Object.values(this.#intrinsics)) (handle as QuickJSHandle | undefined)?.dispose();
+      this.#context.dispose();
+      this.#runtime.dispose();
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   #now(): number {
@@ -329,26 +378,23 @@ export class GuestRun {
     }
   }
 
-  #installGlobals(bindings: readonly string[]): void {
-    const context = this.#context;
-    const global = context.global;
-    const define = (target: QuickJSHandle, name: string, value: QuickJSHandle) => {
-      context.defineProp(target, name, { value, configurable: true, enumerable: false });
-      value.dispose();
-    };
-    for (const name of ['SharedArrayBuffer', 'Atomics', 'WebAssembly']) {
-      context.evalCode(`delete globalThis.${name}`).dispose();
-    }
+  /** Defines `value` on `target` as a non-enumerable, read-only data property and frees the handle. */
+  #define(target: QuickJSHandle, name: string, value: QuickJSHandle): void {
+    this.#context.defineProp(target, name, { value, configurable: true, enumerable: false });
+    value.dispose();
+  }
 
+  #installConsole(): void {
+    const context = this.#context;
     const consoleObject = context.newObject();
     for (const [name, level] of Object.entries({ ...levels, dir: 1, table: 1, trace: 5 })) {
-      define(
+      this.#define(
         consoleObject,
         name,
         context.newFunction(name, (...args) => this.#log(level, args)),
       );
     }
-    define(
+    this.#define(
       consoleObject,
       'assert',
       context.newFunction('assert', (condition, ...args) => {
@@ -358,20 +404,12 @@ export class GuestRun {
           .consume((head) => this.#log(5, [head, ...args]));
       }),
     );
-    define(global, 'console', consoleObject);
+    this.#define(context.global, 'console', consoleObject);
+  }
 
-    const timers = this.#installTimers(define);
-    this.#installClock(define);
-    this.#freeWebGlobals = installLazyWebGlobals(context, {
-      ...timers,
-      fail: (error) => {
-        // Several listeners may throw in one turn: the first one ends the run.
-        this.#failure ??= error === undefined ? context.undefined : error.dup();
-      },
-      now: () => this.#now(),
-      random: () => this.#random.next(),
-    });
-
+  #installBindings(bindings: readonly string[]): void {
+    const context = this.#context;
+    const global = context.global;
     const namespaces = new Map<string, QuickJSHandle>();
     const owners = new Map<string, string[]>();
     for (const entry of bindings) {
@@ -398,11 +436,11 @@ export class GuestRun {
         return context.newFunction(name, (...args) => this.#hostCall(namespace, name, args));
       });
       const wrapped = context.unwrapResult(
-        context.callFunction(this.#helper('namespace'), context.undefined, target, ungranted),
+        context.callFunction(this.#intrinsics.namespace, context.undefined, target, ungranted),
       );
       ungranted.dispose();
       target.dispose();
-      define(global, namespace, wrapped);
+      this.#define(global, namespace, wrapped);
     }
     // A name granted in one namespace is also a global, unless a global already has it; one granted
     // in several is a ReferenceError naming each.
@@ -422,12 +460,12 @@ export class GuestRun {
         continue;
       }
       const namespace = context.getProp(global, where[0]!);
-      define(global, name, context.getProp(namespace, name));
+      this.#define(global, name, context.getProp(namespace, name));
       namespace.dispose();
     }
   }
 
-  #installTimers(define: (target: QuickJSHandle, name: string, value: QuickJSHandle) => void): {
+  #installTimers(): {
     setTimeout: (callback: QuickJSHandle, delay?: QuickJSHandle) => QuickJSHandle;
     clearTimeout: (id?: QuickJSHandle) => void;
   } {
@@ -471,20 +509,11 @@ export class GuestRun {
       this.#timers.delete(key);
     };
     const global = context.global;
-    define(global, 'setTimeout', context.newFunction('setTimeout', add(false)));
-    define(global, 'setInterval', context.newFunction('setInterval', add(true)));
-    define(global, 'clearTimeout', context.newFunction('clearTimeout', clear));
-    define(global, 'clearInterval', context.newFunction('clearInterval', clear));
+    this.#define(global, 'setTimeout', context.newFunction('setTimeout', add(false)));
+    this.#define(global, 'setInterval', context.newFunction('setInterval', add(true)));
+    this.#define(global, 'clearTimeout', context.newFunction('clearTimeout', clear));
+    this.#define(global, 'clearInterval', context.newFunction('clearInterval', clear));
     return { setTimeout: add(false), clearTimeout: clear };
-  }
-
-  /** The guest helper of `namespaceSource` or `awaitableSource`, evaluated on first need. */
-  #helper(name: 'namespace' | 'awaitable'): QuickJSHandle {
-    const context = this.#context;
-    this.#intrinsics[name] ??= context.unwrapResult(
-      context.evalCode(name === 'namespace' ? namespaceSource : awaitableSource, `sluice-${name}.js`),
-    );
-    return this.#intrinsics[name];
   }
 
   #arm(id: number, timer: GuestTimer): void {
@@ -511,11 +540,12 @@ export class GuestRun {
     });
   }
 
-  #installClock(define: (target: QuickJSHandle, name: string, value: QuickJSHandle) => void): void {
+  /** `Math.random`, `performance` and `crypto`, reading the run's clock and randomness when called. Answers `performance`. */
+  #installClock(): QuickJSHandle {
     const context = this.#context;
     const global = context.global;
     const math = context.getProp(global, 'Math');
-    define(
+    this.#define(
       math,
       'random',
       context.newFunction('random', () => context.newNumber(this.#random.next())),
@@ -523,7 +553,7 @@ export class GuestRun {
     math.dispose();
 
     const performanceObject = context.newObject();
-    define(
+    this.#define(
       performanceObject,
       'now',
       context.newFunction('now', () =>
@@ -532,16 +562,15 @@ export class GuestRun {
         ),
       ),
     );
-    define(performanceObject, 'timeOrigin', context.newNumber(this.#now()));
-    define(global, 'performance', performanceObject);
+    context.defineProp(global, 'performance', { value: performanceObject, configurable: true, enumerable: false });
 
     const crypto = context.newObject();
-    define(
+    this.#define(
       crypto,
       'randomUUID',
       context.newFunction('randomUUID', () => context.newString(uuidFrom(this.#random))),
     );
-    define(
+    this.#define(
       crypto,
       'getRandomValues',
       context.newFunction('getRandomValues', (array) => {
@@ -560,15 +589,18 @@ export class GuestRun {
         return array!.dup();
       }),
     );
-    define(global, 'crypto', crypto);
+    this.#define(global, 'crypto', crypto);
+    return performanceObject;
+  }
 
-    if (this.#config.deterministic !== undefined) {
-      const now = context.newFunction('now', () => context.newNumber(this.#now()));
-      const installer = context.unwrapResult(context.evalCode(virtualDateSource, 'sluice-clock.js'));
-      context.unwrapResult(context.callFunction(installer, context.undefined, now)).dispose();
-      installer.dispose();
-      now.dispose();
-    }
+  /** Deterministic mode: `Date` reads the run's virtual clock. */
+  #installVirtualDate(): void {
+    const context = this.#context;
+    const now = context.newFunction('now', () => context.newNumber(this.#now()));
+    const installer = context.unwrapResult(context.evalCode(virtualDateSource, 'sluice-clock.js'));
+    context.unwrapResult(context.callFunction(installer, context.undefined, now)).dispose();
+    installer.dispose();
+    now.dispose();
   }
 
   #hostCall(namespace: string, name: string, args: QuickJSHandle[]): QuickJSHandle {
@@ -624,7 +656,7 @@ export class GuestRun {
       .newString(`${namespace}.${name}`)
       .consume((label) =>
         context.unwrapResult(
-          context.callFunction(this.#helper('awaitable'), context.undefined, deferred.handle, label),
+          context.callFunction(this.#intrinsics.awaitable, context.undefined, deferred.handle, label),
         ),
       );
   }

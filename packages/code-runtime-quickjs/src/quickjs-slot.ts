@@ -15,6 +15,8 @@ interface ActiveRun {
   readonly controller: RunController;
   readonly program: CompiledProgram;
   readonly seq: number;
+  /** Gives the run to another thread: this one refused it before it started, for `reason`. */
+  readonly retry: (reason: string) => void;
   backstop?: ReturnType<typeof setTimeout>;
 }
 
@@ -71,11 +73,19 @@ export class QuickJsSlot {
     return this.#state;
   }
 
-  /** Runs `program` for `controller`. Only on an idle slot. */
-  execute(controller: RunController, program: CompiledProgram, deterministic?: CodeRunDeterminism): void {
+  /**
+   * Runs `program` for `controller`. Only on an idle slot. If the thread refuses the run before it
+   * starts (its engine failed while it waited), `retry` is called to give the run to another thread.
+   */
+  execute(
+    controller: RunController,
+    program: CompiledProgram,
+    deterministic: CodeRunDeterminism | undefined,
+    retry: (reason: string) => void,
+  ): void {
     this.#state = 'busy';
     this.#seq += 1;
-    const run: ActiveRun = { controller, program, seq: this.#seq };
+    const run: ActiveRun = { controller, program, seq: this.#seq, retry };
     this.#run = run;
     controller.signal.addEventListener('abort', () => this.#stop(run), { once: true });
     const bindings = [...controller.bindings.keys()];
@@ -121,6 +131,14 @@ export class QuickJsSlot {
     }
     const run = this.#run;
     if (run === undefined || message.seq !== run.seq) return;
+    if (message.type === 'refused') {
+      clearTimeout(run.backstop);
+      this.#run = undefined;
+      this.#state = 'gone';
+      this.#onFree(this, false);
+      if (!run.controller.ended) run.retry(message.reason);
+      return;
+    }
     const { controller } = run;
     if (message.type === 'log') controller.log(levelNames[message.level] ?? 'log', message.text);
     else if (message.type === 'call') {

@@ -1,7 +1,9 @@
 // A QuickJS worker thread: instantiates the shared QuickJS-ng WebAssembly module once, in a linear
 // memory of its own capped near the memory budget, and runs one program at a time, each in a fresh
-// QuickJS runtime and context that is freed when the run ends. Guest code runs only inside the
-// interpreter; the host's objects never enter it, only strings and numbers built through the API.
+// QuickJS runtime and context that is freed when the run ends. The next run's runtime and context
+// are made while the thread waits, so a run starts with its globals in place. Guest code runs only
+// inside the interpreter; the host's objects never enter it, only strings and numbers built through
+// the API.
 import { parentPort, workerData } from 'node:worker_threads';
 import variant from '@jitl/quickjs-ng-wasmfile-release-sync';
 import {
@@ -28,42 +30,85 @@ function send(message: QuickJsToHost): void {
 }
 
 let current: GuestRun | undefined;
+/** Runtimes and contexts made ahead, with the globals every run has, for the next runs. */
+const spares: GuestRun[] = [];
+/** How many spares the thread keeps: two, so a run right after one that ended (a kill) finds one ready. */
+const spareCount = 2;
+/** Ended runs whose runtimes are still to be freed. */
+const ended: GuestRun[] = [];
+/** Why the engine is not to be trusted (it could not make a context, or free one): the thread runs nothing more. */
+let broken: string | undefined;
+let idleWork: ReturnType<typeof setTimeout> | undefined;
+
+function stopListening(): void {
+  port!.removeAllListeners('message');
+  clearTimeout(idleWork);
+}
+
+/** A fresh runtime and context with the globals every run has, or `undefined` once the engine failed. */
+function prepare(module: QuickJSWASMModule): GuestRun | undefined {
+  if (broken !== undefined) return undefined;
+  try {
+    const run: GuestRun = new GuestRun(module, memory, control, boot.config, send, (retire) => {
+      if (current === run) current = undefined;
+      // The engine is not trusted after a trap or a runtime that would not free: the host
+      // terminates this thread, and nothing more runs here meanwhile.
+      if (retire) stopListening();
+      else {
+        ended.push(run);
+        scheduleIdleWork(module);
+      }
+    });
+    return run;
+  } catch (error) {
+    broken = error instanceof Error ? error.message : String(error);
+    return undefined;
+  }
+}
+
+function freeEnded(): void {
+  if (ended.shift()?.dispose() === false) broken = 'a runtime that would not free';
+}
+
+/**
+ * Frees ended runs and makes spares, one piece a timer tick and only while no run is in progress,
+ * so a run that arrives meanwhile is started first (its message is handled between two pieces).
+ */
+function scheduleIdleWork(module: QuickJSWASMModule): void {
+  idleWork ??= setTimeout(() => {
+    idleWork = undefined;
+    if (current !== undefined || broken !== undefined) return;
+    if (ended.length > 0) freeEnded();
+    else if (spares.length < spareCount) {
+      const spare = prepare(module);
+      if (spare !== undefined) spares.push(spare);
+    } else return;
+    scheduleIdleWork(module);
+  }, 0);
+}
 
 function start(module: QuickJSWASMModule): void {
   port!.on('message', (message: HostToQuickJs) => {
     if (message.type === 'run') {
       if (current !== undefined) return;
-      let run: GuestRun;
-      try {
-        const config =
-          message.deterministic === undefined ? boot.config : { ...boot.config, deterministic: message.deterministic };
-        run = new GuestRun(module, memory, control, config, message.seq, send, (retire) => {
-          if (current === run) current = undefined;
-          // The engine is not trusted after a trap or a runtime that would not free: the host
-          // terminates this thread, and nothing more runs here meanwhile.
-          if (retire) port!.removeAllListeners('message');
-        });
-      } catch (error) {
-        const detail = error instanceof Error ? error.message : String(error);
-        send({
-          type: 'done',
-          seq: message.seq,
-          ending: { kind: 'stopped', cause: 'trap', detail },
-          cpuMs: 0,
-          peakMemoryBytes: memory.buffer.byteLength,
-          retire: true,
-        });
-        port!.removeAllListeners('message');
+      // Runs back to back leave no idle time: what ended before is freed now, not left to pile up.
+      while (ended.length > 1) freeEnded();
+      const run = spares.shift() ?? prepare(module);
+      if (run === undefined) {
+        // The run has not started: the host gives it to another thread and ends this one.
+        send({ type: 'refused', seq: message.seq, reason: broken ?? 'the engine failed' });
+        stopListening();
         return;
       }
       current = run;
-      run.start(message.code, message.bindings);
+      run.start(message.seq, message.code, message.bindings, message.deterministic);
     } else if (message.type === 'reply') {
       if (current?.seq === message.seq) current.reply(message.callId, message.ok, message.text);
     } else if (message.type === 'stop') {
       if (current?.seq === message.seq) current.stop();
     }
   });
+  scheduleIdleWork(module);
   send({ type: 'ready' });
 }
 

@@ -9,6 +9,7 @@ import inspect
 import json
 import os
 import resource
+import select
 import selectors
 import sys
 import traceback
@@ -62,6 +63,7 @@ def run_child(order, sockets, context):
             handed.clear()
         del context, order, sockets
         channel.send(started)
+        _warm_while_waiting(loop)
         request = channel.read_first_frame()
         _run(channel, loop, request, prepared)
     except MemoryError:
@@ -217,16 +219,46 @@ def _prepare_program(prepared, loop):
     # audited may happen before `done` is sent (a program's audit hook would run inside the runner).
     prepared.ends = {fd: _socket_of(fd) for fd in (1, 2, 3)}
     prepared.descriptor_writes = sluice_channel.DescriptorWrites(os.write, {1: prepared.stdout.buffer, 2: prepared.stderr.buffer})
-    # One turn of the event loop, a compile, a value checked and a reply read now copy the pages they
-    # write (copy-on-write from the zygote) while the child waits, rather than on the run's critical
-    # path: the run's own compile then takes about half as long.
+
+
+def _warm_while_waiting(loop):
+    """While the child waits for its program, copies the pages a run writes first (copy-on-write from the zygote).
+
+    One turn of the event loop, a compile, a value checked and a reply read: the run's own compile then
+    takes about half as long. Each step is taken only while the run has not arrived, so a child handed
+    its program at once (every spare taken, as under full load) spends no CPU rehearsing it. The loop's
+    watch on fd 3 reads nothing before the channel is attached, so a run that arrives meanwhile waits.
+    """
+    arrived = select.poll()
+    arrived.register(3, select.POLLIN)
+    # A child the host forked for a run that waits gets it within a moment of `started`; only a spare
+    # that nobody has claimed yet goes on waiting, and it has the time to rehearse.
+    if arrived.poll(_CLAIM_WAIT_MS):
+        return
+    for step in _WARM_STEPS:
+        step(loop)
+        if arrived.poll(0):
+            return
+
+
+def _warm_loop(loop):
     loop.run_until_complete(_tick())
+
+
+def _warm_compile(_loop):
     sluice_program.compile_program(_WARM_PROGRAM)
+
+
+def _warm_values(_loop):
     sluice_values.check_and_encode({'n': [1, 'a', 1.5, None, True]}, 64, 1 << 20)
     json.loads(b'{"v":1,"type":"reply","id":1,"ok":true,"value":{"x":1}}')
 
 
-#: A program of the usual shape, compiled by each child before its own (see _prepare_program).
+_WARM_STEPS = (_warm_loop, _warm_compile, _warm_values)
+#: How long a child that has sent `started` waits for a run before it rehearses one.
+_CLAIM_WAIT_MS = 2
+
+#: A program of the usual shape, compiled by each child before its own (see _warm_while_waiting).
 _WARM_PROGRAM = 'items = await tools.get({"q": [1]})\nfor item in items:\n    print(f"{item}")\nreturn {"n": len(items) + 1}\n'
 
 

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +13,7 @@ import {
 import { missingLayers, privateDirectoryProblem } from './python-isolation.js';
 import type { PythonRuntimeConfig } from './python-settings.js';
 import { HostSocketServer } from './python-socket-server.js';
+import { TokenSource } from './python-tokens.js';
 import { Zygote, zygoteResponseMs } from './python-zygote.js';
 import type { ReadyReport, ZygoteReport } from './wire-frames.js';
 
@@ -64,6 +64,7 @@ type Failure = { readonly failure: string };
 export class PythonChildPool {
   readonly #spares: PythonChild[] = [];
   readonly #gone = new Set<Promise<void>>();
+  readonly #tokens = new TokenSource();
   #environment: Promise<Environment | Failure> | undefined;
   #state: ZygoteState | undefined;
   #starting: Promise<ZygoteState | Failure> | undefined;
@@ -225,7 +226,7 @@ export class PythonChildPool {
     const { environment } = state;
     this.#runNumber += 1;
     const runNumber = this.#runNumber;
-    const token = randomBytes(16).toString('hex');
+    const token = this.#tokens.next();
     const directory = join(environment.directory, `r${runNumber}`);
     let child: PythonChild | undefined;
     const unexpect = environment.server.expect(token, (stream, socket, rest) => child?.attach(stream, socket, rest));

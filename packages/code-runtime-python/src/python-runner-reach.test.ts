@@ -47,6 +47,19 @@ describe('what a Python program can reach of the runner', () => {
     ]);
   });
 
+  it('finds no finder of the runner among the import hooks', async () => {
+    // The zygote loads the runner's modules through a finder of its own, removed once they are loaded.
+    const result = await runtime.run({
+      program: python(
+        'import sys',
+        'return [getattr(finder, "__module__", type(finder).__module__) for finder in sys.meta_path + sys.path_hooks]',
+      ),
+    });
+    const modules = successValue(result) as string[];
+    expect(modules.length).toBeGreaterThan(0);
+    for (const name of modules) expect(name).toMatch(/^(_frozen_importlib|_frozen_importlib_external|zipimport)$/);
+  });
+
   it.each([
     ['sys._getframe', 'start = sys._getframe()'],
     ['inspect.stack()', 'import inspect', 'start = inspect.stack()[0].frame'],

@@ -44,60 +44,115 @@ export const wire = {
 
 /** Why `value` does not match `schema`, as a short phrase naming the path, or `undefined` when it does. */
 export function wireProblem(value: unknown, schema: WireSchema, depthLimit: number, path = '$'): string | undefined {
+  const found = mismatch(value, schema, depthLimit);
+  if (found === undefined) return undefined;
+  return `${path}${found.where.reverse().join('')} ${describe(found, depthLimit)}`;
+}
+
+/**
+ * Where and why a value first fails its schema. Nothing is formatted until a frame is refused: a
+ * well-formed frame (every frame of every run) costs no strings, and a union's failed options cost
+ * one small object each.
+ */
+interface Mismatch {
+  readonly schema: WireSchema;
+  readonly reason: 'type' | 'too-long' | 'malformed' | 'too-many' | 'unknown-field' | 'missing-field' | 'value';
+  readonly key?: string;
+  /** Path segments from the failing value up to the root (reversed when formatted). */
+  readonly where: string[];
+}
+
+function mismatch(value: unknown, schema: WireSchema, depthLimit: number): Mismatch | undefined {
   switch (schema.kind) {
     case 'string':
-      if (typeof value !== 'string') return `${path} is not a string`;
-      if (schema.maxLength !== undefined && value.length > schema.maxLength) return `${path} is too long`;
-      if (schema.pattern !== undefined && !schema.pattern.test(value)) return `${path} is malformed`;
+      if (typeof value !== 'string') return { schema, reason: 'type', where: [] };
+      if (schema.maxLength !== undefined && value.length > schema.maxLength)
+        return { schema, reason: 'too-long', where: [] };
+      if (schema.pattern !== undefined && !schema.pattern.test(value))
+        return { schema, reason: 'malformed', where: [] };
       return undefined;
     case 'literal':
-      return schema.values.includes(value as string) ? undefined : `${path} is not one of ${schema.values.join(', ')}`;
+      return schema.values.includes(value as string) ? undefined : { schema, reason: 'value', where: [] };
     case 'integer':
       return typeof value === 'number' && Number.isInteger(value) && value >= schema.min && value <= schema.max
         ? undefined
-        : `${path} is not an integer from ${schema.min} to ${schema.max}`;
+        : { schema, reason: 'value', where: [] };
     case 'number':
       return typeof value === 'number' && Number.isFinite(value) && value >= schema.min
         ? undefined
-        : `${path} is not a number of at least ${schema.min}`;
+        : { schema, reason: 'value', where: [] };
     case 'null':
-      return value === null ? undefined : `${path} is not null`;
+      return value === null ? undefined : { schema, reason: 'value', where: [] };
     case 'json':
-      return depthOver(value, depthLimit) ? `${path} is nested deeper than ${depthLimit} levels` : undefined;
+      return depthOver(value, depthLimit) ? { schema, reason: 'value', where: [] } : undefined;
     case 'array': {
-      if (!Array.isArray(value)) return `${path} is not an array`;
-      if (value.length > schema.maxItems) return `${path} has more than ${schema.maxItems} items`;
+      if (!Array.isArray(value)) return { schema, reason: 'type', where: [] };
+      if (value.length > schema.maxItems) return { schema, reason: 'too-many', where: [] };
       for (let index = 0; index < value.length; index += 1) {
-        const problem = wireProblem(value[index], schema.items, depthLimit, `${path}[${index}]`);
-        if (problem !== undefined) return problem;
+        const found = mismatch(value[index], schema.items, depthLimit);
+        if (found !== undefined) {
+          found.where.push(`[${index}]`);
+          return found;
+        }
       }
       return undefined;
     }
     case 'object': {
-      if (typeof value !== 'object' || value === null || Array.isArray(value)) return `${path} is not an object`;
+      if (typeof value !== 'object' || value === null || Array.isArray(value))
+        return { schema, reason: 'type', where: [] };
       const record = value as Record<string, unknown>;
+      const { fields } = schema;
       for (const key of Object.keys(record)) {
-        if (!Object.hasOwn(schema.fields, key)) return `${path} has an unknown field ${JSON.stringify(key)}`;
+        if (!Object.hasOwn(fields, key)) return { schema, reason: 'unknown-field', key, where: [] };
       }
-      for (const [name, field] of Object.entries(schema.fields)) {
+      for (const name in fields) {
+        const field = fields[name]!;
         if (!Object.hasOwn(record, name)) {
           if (field.optional) continue;
-          return `${path} lacks the field ${JSON.stringify(name)}`;
+          return { schema, reason: 'missing-field', key: name, where: [] };
         }
-        const problem = wireProblem(record[name], field.schema, depthLimit, `${path}.${name}`);
-        if (problem !== undefined) return problem;
+        const found = mismatch(record[name], field.schema, depthLimit);
+        if (found !== undefined) {
+          found.where.push(`.${name}`);
+          return found;
+        }
       }
       return undefined;
     }
     case 'union': {
-      let first: string | undefined;
+      let first: Mismatch | undefined;
       for (const option of schema.options) {
-        const problem = wireProblem(value, option, depthLimit, path);
-        if (problem === undefined) return undefined;
-        first ??= problem;
+        const found = mismatch(value, option, depthLimit);
+        if (found === undefined) return undefined;
+        first ??= found;
       }
       return first;
     }
+  }
+}
+
+function describe({ schema, reason, key }: Mismatch, depthLimit: number): string {
+  if (reason === 'too-long') return 'is too long';
+  if (reason === 'malformed') return 'is malformed';
+  if (reason === 'unknown-field') return `has an unknown field ${JSON.stringify(key)}`;
+  if (reason === 'missing-field') return `lacks the field ${JSON.stringify(key)}`;
+  switch (schema.kind) {
+    case 'string':
+      return 'is not a string';
+    case 'literal':
+      return `is not one of ${schema.values.join(', ')}`;
+    case 'integer':
+      return `is not an integer from ${schema.min} to ${schema.max}`;
+    case 'number':
+      return `is not a number of at least ${schema.min}`;
+    case 'null':
+      return 'is not null';
+    case 'json':
+      return `is nested deeper than ${depthLimit} levels`;
+    case 'array':
+      return reason === 'too-many' ? `has more than ${schema.maxItems} items` : 'is not an array';
+    default:
+      return 'is not an object';
   }
 }
 

@@ -65,6 +65,8 @@ export type QuickJsStopCause = 'cpu-time' | 'memory' | 'interrupted' | 'stack' |
 /** What a worker sends the host. */
 export type QuickJsToHost =
   | { readonly type: 'ready' }
+  /** The thread could not instantiate the engine (it exits next). */
+  | { readonly type: 'failed'; readonly reason: string }
   /** The thread cannot run `seq` (its engine failed before the run started): run it elsewhere. */
   | { readonly type: 'refused'; readonly seq: number; readonly reason: string }
   | { readonly type: 'log'; readonly seq: number; readonly level: number; readonly text: string }

@@ -29,11 +29,18 @@ export class QuickJsPool {
   readonly #slots = new Set<QuickJsSlot>();
   readonly #idle: QuickJsSlot[] = [];
   readonly #waiters = new FifoQueue<Waiter>();
+  readonly #script: string | undefined;
   #closed = false;
   #filling = false;
+  /** Threads in a row that ended before they were ready. */
+  #startFailures = 0;
+  /** Set when threads keep failing to start: no thread is started again until the next run asks. */
+  #halted = false;
 
-  constructor(settings: ResolvedQuickJsSettings) {
+  /** `script` replaces the worker's script (tests). */
+  constructor(settings: ResolvedQuickJsSettings, script?: string) {
     this.#settings = settings;
+    this.#script = script;
     this.#config = {
       cpuTimeMs: settings.cpuTimeMs,
       memoryBytes: settings.memoryBytes,
@@ -52,6 +59,7 @@ export class QuickJsPool {
   acquire(run: RunController): Promise<QuickJsSlot | undefined> {
     const idle = this.#idle.shift();
     if (idle !== undefined) return Promise.resolve(idle);
+    this.#halted = false;
     this.#fill();
     return new Promise((resolve) => {
       this.#waiters.push({ run, resolve });
@@ -72,37 +80,54 @@ export class QuickJsPool {
   }
 
   #fill(): void {
-    if (this.#filling || this.#closed) return;
+    if (this.#filling || this.#closed || this.#halted) return;
     this.#filling = true;
     wasmModule().then(
       (module) => {
         this.#filling = false;
-        while (!this.#closed && this.#slots.size < this.#settings.poolSize) {
+        while (!this.#closed && !this.#halted && this.#slots.size < this.#settings.poolSize) {
           this.#slots.add(
-            new QuickJsSlot(module, this.#settings, this.#config, (slot, reusable) => this.#onFree(slot, reusable)),
+            new QuickJsSlot(
+              module,
+              this.#settings,
+              this.#config,
+              (slot, reusable) => this.#onFree(slot, reusable),
+              this.#script,
+            ),
           );
         }
       },
       (error: unknown) => {
         this.#filling = false;
         compiled = undefined;
-        for (const waiter of this.#waiters.drain()) {
-          waiter.run.finish({
-            ok: false,
-            failure: {
-              kind: 'substrate-exit',
-              message: `The QuickJS WebAssembly module could not be loaded (${error instanceof Error ? error.message : String(error)}); nothing ran.`,
-            },
-          });
-          waiter.resolve(undefined);
-        }
+        this.#failWaiters(
+          `The QuickJS WebAssembly module could not be loaded (${error instanceof Error ? error.message : String(error)}); nothing ran.`,
+        );
       },
     );
+  }
+
+  #failWaiters(message: string): void {
+    for (const waiter of this.#waiters.drain()) {
+      waiter.run.finish({ ok: false, failure: { kind: 'substrate-exit', message } });
+      waiter.resolve(undefined);
+    }
   }
 
   #onFree(slot: QuickJsSlot, reusable: boolean): void {
     if (!reusable || this.#closed) {
       if (!this.#slots.delete(slot)) return;
+      const failure = slot.startFailure;
+      if (failure !== undefined && !this.#closed) {
+        this.#startFailures += 1;
+        // Two threads in a row could not start: the next would fail alike, so the runs waiting
+        // fail now instead of waiting out their wall clock; the next run tries again.
+        if (this.#startFailures >= 2) {
+          this.#startFailures = 0;
+          this.#halted = true;
+          this.#failWaiters(`The QuickJS worker threads could not start (${failure}); nothing ran.`);
+        }
+      }
       const index = this.#idle.indexOf(slot);
       if (index !== -1) this.#idle.splice(index, 1);
       void slot
@@ -115,6 +140,7 @@ export class QuickJsPool {
       if (!this.#closed) this.#fill();
       return;
     }
+    this.#startFailures = 0;
     let waiter = this.#waiters.shift();
     while (waiter?.run.ended) waiter = this.#waiters.shift();
     if (waiter !== undefined) waiter.resolve(slot);

@@ -34,19 +34,21 @@ export class QuickJsSlot {
   #state: 'starting' | 'idle' | 'busy' | 'gone' = 'starting';
   #seq = 0;
   #run: ActiveRun | undefined;
+  #startFailure: string | undefined;
 
   constructor(
     wasmModule: WasmModule,
     settings: ResolvedQuickJsSettings,
     config: QuickJsRunConfig,
     onFree: (slot: QuickJsSlot, reusable: boolean) => void,
+    script = workerScript,
   ) {
     this.#onFree = onFree;
     this.#settings = settings;
     const control = new SharedArrayBuffer(4);
     this.#control = new Int32Array(control);
     const boot: QuickJsWorkerBoot = { wasmModule, control, config };
-    this.#worker = new Worker(workerScript, {
+    this.#worker = new Worker(script, {
       workerData: boot,
       env: {},
       argv: [],
@@ -71,6 +73,11 @@ export class QuickJsSlot {
 
   get state(): 'starting' | 'idle' | 'busy' | 'gone' {
     return this.#state;
+  }
+
+  /** Why the thread ended before it was ready, if it did: what it said, or that it exited. */
+  get startFailure(): string | undefined {
+    return this.#startFailure;
   }
 
   /**
@@ -122,6 +129,10 @@ export class QuickJsSlot {
   }
 
   #onMessage(message: QuickJsToHost): void {
+    if (message.type === 'failed') {
+      this.#startFailure = message.reason;
+      return;
+    }
     if (message.type === 'ready') {
       if (this.#state === 'starting') {
         this.#state = 'idle';
@@ -184,6 +195,7 @@ export class QuickJsSlot {
   #onExit(): void {
     const run = this.#run;
     this.#run = undefined;
+    if (this.#state === 'starting') this.#startFailure ??= 'the thread exited before it was ready';
     const wasGone = this.#state === 'gone';
     this.#state = 'gone';
     if (run !== undefined) {

@@ -23,6 +23,7 @@ const pageBytes = 64 * 1024;
 // Room beyond the budget for the interpreter's own data, its stack and allocator slack.
 const headroomBytes = 24 * 1024 * 1024;
 const maximumPages = Math.min(65_536, Math.ceil((boot.config.memoryBytes + headroomBytes) / pageBytes));
+// The module declares 256 pages (16 MiB) as its least memory.
 const memory = new wasmApi.Memory({ initial: 256, maximum: maximumPages });
 
 function send(message: QuickJsToHost): void {
@@ -117,4 +118,8 @@ newQuickJSWASMModuleFromVariant(
     wasmModule: boot.wasmModule as never,
     wasmMemory: memory as never,
   }),
-).then(start, () => process.exit(1));
+).then(start, (error: unknown) => {
+  // The host fails the runs waiting for a thread with this, rather than starting threads that fail alike.
+  send({ type: 'failed', reason: error instanceof Error ? error.message : String(error) });
+  process.exit(1);
+});

@@ -26,6 +26,20 @@ export function describeStoredValueBehaviour(store: CurrentStore): void {
       expect(await store().readValues(conversation)).toEqual({ a: { now: 'object' }, c: [] });
     });
 
+    it('commits thousands of keys at once, deletions and replacements mixed', async () => {
+      const conversation = randomUUID();
+      const first: Record<string, number> = {};
+      for (let index = 0; index < 3_000; index += 1) first[`key ${index}`] = index;
+      await store().commitValues(conversation, first);
+      const second: Record<string, number | string | null> = {};
+      for (let index = 0; index < 3_000; index += 1) second[`key ${index}`] = index % 2 === 0 ? null : `odd ${index}`;
+      second[awkwardText] = 'new';
+      await store().commitValues(conversation, second);
+      const expected: Record<string, string> = { [awkwardText]: 'new' };
+      for (let index = 1; index < 3_000; index += 2) expected[`key ${index}`] = `odd ${index}`;
+      expect(await store().readValues(conversation)).toEqual(expected);
+    });
+
     it('keeps keys that JavaScript treats specially or PostgreSQL text cannot hold', async () => {
       const conversation = randomUUID();
       const changes = JSON.parse('{"__proto__": 1, "": 3}') as Record<string, number>;

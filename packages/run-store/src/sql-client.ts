@@ -1,5 +1,5 @@
-/** A value bound to a `$n` placeholder. */
-export type SqlParameter = string | number | boolean | null;
+/** A value bound to a `$n` placeholder; an array binds a PostgreSQL array (`$2::text[]`). */
+export type SqlParameter = string | number | boolean | null | readonly (string | number | null)[];
 
 /** Runs one SQL statement with `$1`-style parameters and resolves with its rows. */
 export interface SqlQueryable {

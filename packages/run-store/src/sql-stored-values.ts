@@ -40,21 +40,29 @@ export async function commitValues(
   await client.transaction(async (db) => {
     // Two runs of one conversation committing at once must not pass the total together.
     await db.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [advisoryLockClass + 1, conversation]);
-    for (const write of writes) {
-      if (write.value === null)
-        await db.query('DELETE FROM sluice_stored_values WHERE conversation = $1 AND key = $2', [
+    // One statement for the deletions and one for the rest, whatever the number of keys (the keys
+    // of one commit are distinct, so no row is written twice by the upsert).
+    const deleted = writes.filter((write) => write.value === null).map((write) => write.key);
+    const stored = writes.filter((write) => write.value !== null);
+    if (deleted.length > 0)
+      await db.query('DELETE FROM sluice_stored_values WHERE conversation = $1 AND key = ANY($2::text[])', [
+        conversation,
+        deleted,
+      ]);
+    if (stored.length > 0)
+      await db.query(
+        `INSERT INTO sluice_stored_values (conversation, key, value, chars, updated_at)
+         SELECT $1, change.key, change.value, change.chars, ${nowSql}
+         FROM unnest($2::text[], $3::text[], $4::integer[]) AS change(key, value, chars)
+         ON CONFLICT (conversation, key) DO UPDATE
+         SET value = excluded.value, chars = excluded.chars, updated_at = excluded.updated_at`,
+        [
           conversation,
-          write.key,
-        ]);
-      else
-        await db.query(
-          `INSERT INTO sluice_stored_values (conversation, key, value, chars, updated_at)
-           VALUES ($1, $2, $3, $4, ${nowSql})
-           ON CONFLICT (conversation, key) DO UPDATE
-           SET value = excluded.value, chars = excluded.chars, updated_at = excluded.updated_at`,
-          [conversation, write.key, write.value, write.chars],
-        );
-    }
+          stored.map((write) => write.key),
+          stored.map((write) => write.value),
+          stored.map((write) => write.chars),
+        ],
+      );
     const [total] = await db.query<{ chars: number | string }>(
       'SELECT coalesce(sum(chars), 0) AS chars FROM sluice_stored_values WHERE conversation = $1',
       [conversation],

@@ -187,13 +187,17 @@ export function encodeGuestValue(
     .newNumber(maxChars)
     .consume((limit) => context.callFunction(intrinsics.encode, context.undefined, value, limit));
   if (result.error !== undefined) {
+    // The engine's own errors only, by their exact text: a getter or toJSON that throws a
+    // RangeError, or mentions a cycle, is the program's error and is thrown on as it was.
     const described = describeThrown(context, result.error, false);
-    if (described.name === 'RangeError' || /circular/i.test(described.message)) {
+    const cycle = described.name === 'TypeError' && described.message === 'circular reference';
+    const tooDeep = described.name === 'RangeError' && described.message === 'Maximum call stack size exceeded';
+    if (cycle || tooDeep) {
       result.error.dispose();
       return {
         ok: false,
         kind: 'not-json',
-        message: /circular/i.test(described.message)
+        message: cycle
           ? 'the value contains a cycle, which JSON cannot carry'
           : 'the value is nested too deeply to be written as JSON',
       };
@@ -255,9 +259,9 @@ function violationOf(context: QuickJSContext, intrinsics: GuestIntrinsics, membe
     const maker = context.getProp(handle, 'constructor');
     const name = context.typeof(maker) === 'function' ? context.getProp(maker, 'name') : undefined;
     maker.dispose();
-    const text = name !== undefined && context.typeof(name) === 'string' ? context.getString(name) : 'an object';
+    const text = name !== undefined && context.typeof(name) === 'string' ? context.getString(name) : '';
     name?.dispose();
-    return `is a ${text} (not a plain object or array: convert it, for example with Object.fromEntries or Array.from)`;
+    return `is ${text === '' ? 'an object' : `a ${text}`} (not a plain object or array: convert it, for example with Object.fromEntries or Array.from)`;
   });
 }
 

@@ -1,0 +1,98 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { createQuickJsCodeRuntime } from './index.js';
+
+// The guest encoder that checks every value crossing the boundary, fed the shapes that break such checks.
+const runtime = createQuickJsCodeRuntime({ poolSize: 1 });
+afterAll(() => runtime.dispose());
+
+const hostile: [string, string, RegExp | string][] = [
+  ['a BigInt member', '({ n: 1n })', 'the property "n" is a BigInt'],
+  ['Infinity', '[1, Infinity]', 'the property "1" is Infinity'],
+  ['a Map', '({ m: new Map() })', 'the property "m" is a Map (not a plain object'],
+  [
+    'a Proxy whose prototype trap throws',
+    '({ p: new Proxy({}, { getPrototypeOf() { throw new Error("no"); } }) })',
+    'the property "p" has a prototype that cannot be read',
+  ],
+  [
+    'a prototype whose constructor getter throws',
+    '({ o: Object.create(Object.create(null, { constructor: { get() { throw 1; } } })) })',
+    'the property "o" is an object (not a plain object',
+  ],
+  ['a cycle', '(() => { const a = {}; a.self = a; return a; })()', 'contains a cycle'],
+  [
+    '600 levels of arrays',
+    '(() => { let v = []; for (let i = 0; i < 600; i += 1) v = [v]; return v; })()',
+    'nested more than 512 levels deep',
+  ],
+];
+
+describe('QuickJS values at the boundary', () => {
+  it.each(hostile)('refuses %s as a returned value and as a host-call argument', async (_name, value, message) => {
+    const returned = await runtime.run({ program: `return ${value};` });
+    expect(returned.ok).toBe(false);
+    if (!returned.ok) {
+      expect(returned.failure.kind).toBe('invalid-output');
+      expect(returned.failure.message).toContain(message);
+    }
+    let invoked = 0;
+    const passed = await runtime.run({
+      program: `try { await tools.echo(${value}); return 'sent'; } catch (error) { return error.name + ': ' + error.message; }`,
+      bindings: {
+        tools: {
+          echo: async () => {
+            invoked += 1;
+            return null;
+          },
+        },
+      },
+    });
+    expect(invoked).toBe(0);
+    expect(passed.ok && String(passed.value)).toContain(message);
+  });
+
+  it('ends a returned function as invalid-output and a revoked Proxy as the TypeError JSON.stringify throws', async () => {
+    const fn = await runtime.run({ program: 'return () => 1;' });
+    expect(fn.ok === false && fn.failure).toMatchObject({
+      kind: 'invalid-output',
+      message: expect.stringContaining('the value is a function'),
+    });
+    const revoked = await runtime.run({
+      program: 'const p = Proxy.revocable({}, {}); p.revoke(); return { p: p.proxy };',
+    });
+    expect(revoked.ok === false && revoked.failure).toMatchObject({
+      kind: 'exception',
+      message: expect.stringMatching(/revoked/),
+    });
+  });
+
+  it('throws on what a getter or toJSON throws, even one worded as the engine’s cycle error, and runs each getter once', async () => {
+    const getter = await runtime.run({
+      program: `let reads = 0;
+const value = { get a() { reads += 1; return { b: 1 }; } };
+const sent = await tools.echo(value);
+try { await tools.echo({ get bad() { throw new RangeError('circular reference'); } }); } catch (error) { return { reads, sent, error: error.message }; }`,
+      bindings: { tools: { echo: async (input) => input } },
+    });
+    expect(getter).toMatchObject({
+      ok: true,
+      value: { reads: 1, sent: { a: { b: 1 } }, error: 'circular reference' },
+    });
+    const thrown = await runtime.run({ program: 'return { toJSON() { throw new TypeError("toJSON refused"); } };' });
+    expect(thrown.ok).toBe(false);
+    if (!thrown.ok) {
+      expect(thrown.failure.kind).toBe('exception');
+      expect(thrown.failure.message).toContain('toJSON refused');
+    }
+  });
+
+  it('passes null-prototype objects, nulls and 500 levels of nesting', async () => {
+    const result = await runtime.run({
+      program: `let deep = 1; for (let i = 0; i < 500; i += 1) deep = [deep];
+const bare = Object.create(null); bare.x = null;
+return { bare, deep: JSON.stringify(await tools.echo(deep)).length };`,
+      bindings: { tools: { echo: async (input) => input } },
+    });
+    expect(result).toMatchObject({ ok: true, value: { bare: { x: null }, deep: 1001 } });
+  });
+});

@@ -37,9 +37,6 @@ const suites: Suite[] = [
     name: 'TypeScript on @sluice/code-runtime-quickjs',
     runtime: createQuickJsCodeRuntime({ wallTimeMs: 20_000 }),
     cases: [...typescriptPrograms, ...typescriptWorkflows],
-    gaps: {
-      'a Map in the result': 'the message names the property ("byLabel"), not its JSON path ($.byLabel)',
-    },
   },
   {
     name: 'Python on @sluice/code-runtime-python',

@@ -37,6 +37,19 @@ export function describeHostCallCases(suite: ConformanceSuite): void {
     );
 
     it(
+      'refuses a call whose argument holds a function, naming where, without calling the host function',
+      async () => {
+        const tool = echo();
+        const result = successOf(
+          await runtime().run({ program: programs.callWithFunction, bindings: { tools: { echo: tool } } }),
+        );
+        expect(tool.invocations).toHaveLength(0);
+        expect(result.value).toMatchObject({ message: expect.stringMatching(/items.*1.* is a function/) });
+      },
+      caseTimeoutMs,
+    );
+
+    it(
       'raises a rejecting host function in the program as an error it can catch',
       async () => {
         const fail = recording(async (input) => {

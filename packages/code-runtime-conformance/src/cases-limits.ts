@@ -29,6 +29,7 @@ const nonJsonPrograms: ReadonlyArray<{ program: ConformanceProgramName; log: str
   { program: 'returnNaN', log: 'dividing' },
   { program: 'returnCycle', log: 'linking' },
   { program: 'returnExotic', log: 'counting' },
+  { program: 'returnFunction', log: 'formatting' },
 ];
 
 /** Output budgets (logs, value size, JSON) and the memory budget. */

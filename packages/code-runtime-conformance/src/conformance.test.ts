@@ -149,6 +149,11 @@ const behaviours: Record<ConformanceProgramName, Behaviour> = {
     const reply = await call(run, 'tools', 'fail', { city: 'Atlantis' });
     run.finish({ ok: true, value: reply.ok ? 'not reached' : { isError: true, message: reply.error } });
   },
+  callWithFunction: async (run) => {
+    // The run controller refuses an argument that is not JSON before any host function sees it.
+    const reply = await call(run, 'tools', 'echo', { items: [1, (() => 2) as unknown as JsonValue] });
+    run.finish({ ok: true, value: reply.ok ? 'sent' : { message: reply.error } });
+  },
   callNotGranted: async (run, { namespaces }) => {
     const secret = await call(run, 'tools', 'secret', { want: 'everything' });
     // `admin` is not a global unless granted: the program's reference to it fails before any call.
@@ -208,6 +213,10 @@ const behaviours: Record<ConformanceProgramName, Behaviour> = {
   returnExotic: async (run, { language }) => {
     run.log('log', 'counting');
     run.finish({ ok: true, value: language === 'python' ? { items: new Set([1, 2, 3]) } : { big: 10n } });
+  },
+  returnFunction: async (run) => {
+    run.log('log', 'formatting');
+    run.finish({ ok: true, value: { items: [1], format: (n: number) => n * 2 } as unknown as JsonValue });
   },
   memoryBomb: async (run, { memoryBytes }) => {
     run.log('log', 'allocating');

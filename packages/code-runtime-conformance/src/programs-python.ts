@@ -44,6 +44,13 @@ export const pythonPrograms = {
     'except HostCallError as error:',
     '    return {"isError": isinstance(error, Exception), "message": str(error)}',
   ),
+  callWithFunction: lines(
+    'try:',
+    '    await tools.echo({"items": [1, lambda: 2]})',
+    '    return "sent"',
+    'except Exception as error:',
+    '    return {"message": str(error)}',
+  ),
   callNotGranted: lines(
     'outcomes = []',
     'try:',
@@ -81,6 +88,7 @@ export const pythonPrograms = {
   returnNaN: lines('print("dividing")', 'return {"ratio": float("nan")}'),
   returnCycle: lines('print("linking")', 'node = {}', 'node["self"] = node', 'return node'),
   returnExotic: lines('print("counting")', 'return {"items": {1, 2, 3}}'),
+  returnFunction: lines('print("formatting")', 'return {"items": [1], "format": lambda n: n * 2}'),
   memoryBomb: lines(
     'print("allocating")',
     'hoard = []',

@@ -55,6 +55,14 @@ export const typescriptPrograms = {
     '  return { isError: error instanceof Error, message: error instanceof Error ? error.message : String(error) };',
     '}',
   ),
+  callWithFunction: lines(
+    'try {',
+    '  await tools.echo({ items: [1, () => 2] });',
+    "  return 'sent';",
+    '} catch (error) {',
+    '  return { message: error instanceof Error ? error.message : String(error) };',
+    '}',
+  ),
   callNotGranted: lines(
     'const outcomes: string[] = [];',
     'try {',
@@ -102,6 +110,7 @@ export const typescriptPrograms = {
     'return node;',
   ),
   returnExotic: lines("console.log('counting');", 'return { big: 10n };'),
+  returnFunction: lines("console.log('formatting');", 'return { items: [1], format: (n: number) => n * 2 };'),
   memoryBomb: lines(
     "console.log('allocating');",
     'const hoard: number[][] = [];',

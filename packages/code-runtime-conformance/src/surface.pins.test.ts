@@ -26,6 +26,7 @@ describe('@sluice/code-runtime-conformance surface', () => {
     const names = [
       'callFault',
       'callNotGranted',
+      'callWithFunction',
       'catchHostError',
       'clockAndRandom',
       'concurrentIdentity',
@@ -48,6 +49,7 @@ describe('@sluice/code-runtime-conformance surface', () => {
       'probe',
       'returnCycle',
       'returnExotic',
+      'returnFunction',
       'returnNaN',
       'returnNothing',
       'returnNull',

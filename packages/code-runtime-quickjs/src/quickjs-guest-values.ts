@@ -1,4 +1,5 @@
 import { inspect } from 'node:util';
+import { jsonPathOf } from '@sluice/code-runtime';
 import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten-core';
 
 /**
@@ -64,27 +65,32 @@ return [
     if (key !== 'toJSON') throw new TypeErrorConstructor(misread(label, key));
   } }),
   (value, maxChars) => {
-    const depths = new Depths();
+    const parents = new Depths();
     let bad;
     try {
       const text = stringify(value, function (key, member) {
         const type = typeof member;
+        const up = apply(get, parents, [this]);
         if (type === 'object' && member !== null) {
           let prototype;
           try { prototype = isArray(member) ? null : getPrototypeOf(member); } catch {}
           if (prototype === null || prototype === plain) {
-            const depth = (apply(get, depths, [this]) ?? 0) + 1;
-            if (depth <= ${depthLimit}) return apply(set, depths, [member, depth]), member;
+            const depth = (up === undefined ? 0 : up[0]) + 1;
+            if (depth <= ${depthLimit}) return apply(set, parents, [member, [depth, up, isArray(this) ? +key : key]]), member;
             bad = false;
-            throw depths;
+            throw parents;
           }
-        } else if (type === 'number' ? member - member === 0 : type !== 'bigint') return member;
-        bad = [key, member];
-        throw depths;
+        } else if (type === 'number' ? member - member === 0 : type !== 'bigint' && type !== 'function' && type !== 'symbol') {
+          return member;
+        }
+        const keys = [isArray(this) ? +key : key];
+        for (let level = up; level !== undefined; level = level[1]) keys[keys.length] = level[2];
+        bad = [stringify(keys), member];
+        throw parents;
       });
       return typeof text !== 'string' ? undefined : text.length > maxChars ? text.length : text;
     } catch (error) {
-      if (error === depths) return bad;
+      if (error === parents) return bad;
       throw error;
     }
   },
@@ -213,17 +219,40 @@ export function encodeGuestValue(
       case 'boolean':
         return { ok: false, kind: 'not-json', message: `the value is nested more than ${depthLimit} levels deep` };
       case 'object': {
-        const key = context.getProp(encoded, 0).consume((handle) => context.getString(handle));
+        const place = context
+          .getProp(encoded, 0)
+          .consume((handle) => placeOf(context.typeof(handle) === 'string' ? context.getString(handle) : undefined));
         const problem = context
           .getProp(encoded, 1)
           .consume((member) => violationOf(context, intrinsics, member) ?? 'cannot be written as JSON');
-        const where = key === '' ? 'the value' : `the property "${key}"`;
-        return { ok: false, kind: 'not-json', message: `${where} ${problem}, which JSON cannot carry` };
+        return { ok: false, kind: 'not-json', message: `${place} ${problem}, which JSON cannot carry` };
       }
       default:
         return { ok: true, json: undefined };
     }
   });
+}
+
+/**
+ * Where the member the guest encoder refused is, for the message: `the value` itself, or its JSON
+ * path (`$.items[3]`, the contract's form) from the keys the encoder listed innermost first as JSON
+ * text. The list is made in the program's context, where it can tamper with it (a setter on
+ * `Array.prototype`, a `toJSON`): a list that is not one is `a member of the value`.
+ */
+function placeOf(listed: string | undefined): string {
+  const unknown = 'a member of the value';
+  let keys: unknown;
+  try {
+    keys = listed === undefined ? undefined : JSON.parse(listed);
+  } catch {
+    return unknown;
+  }
+  if (!Array.isArray(keys) || keys.length === 0 || keys.at(-1) !== '') return unknown;
+  if (keys.length === 1) return 'the value';
+  const path = keys.slice(0, -1).reverse();
+  return path.every((key) => typeof key === 'string' || Number.isSafeInteger(key))
+    ? jsonPathOf(path as Array<string | number>)
+    : unknown;
 }
 
 function violationOf(context: QuickJSContext, intrinsics: GuestIntrinsics, member: QuickJSHandle): string | undefined {
@@ -233,6 +262,7 @@ function violationOf(context: QuickJSContext, intrinsics: GuestIntrinsics, membe
     return Number.isFinite(number) ? undefined : `is ${number}`;
   }
   if (type === 'bigint') return 'is a BigInt';
+  if (type === 'function' || type === 'symbol') return `is a ${type}`;
   if (type !== 'object' || isSame(context, intrinsics, member, context.null)) return undefined;
   const isArray = context.callFunction(intrinsics.isArray, context.undefined, member);
   if (isArray.error !== undefined) {

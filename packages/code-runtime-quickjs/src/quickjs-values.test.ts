@@ -5,50 +5,78 @@ import { createQuickJsCodeRuntime } from './index.js';
 const runtime = createQuickJsCodeRuntime({ poolSize: 1 });
 afterAll(() => runtime.dispose());
 
-const hostile: [string, string, RegExp | string][] = [
-  ['a BigInt member', '({ n: 1n })', 'the property "n" is a BigInt'],
-  ['Infinity', '[1, Infinity]', 'the property "1" is Infinity'],
-  ['a Map', '({ m: new Map() })', 'the property "m" is a Map (not a plain object'],
+// [what, the value, its message as the returned value, its message as the one argument of a call]
+const hostile: [string, string, string, string][] = [
+  ['a BigInt member', '({ n: 1n })', '$.n is a BigInt', '$.n is a BigInt'],
+  ['Infinity', '[1, Infinity]', '$[1] is Infinity', '$[0][1] is Infinity'],
+  ['a Map', '({ m: new Map() })', '$.m is a Map (not a plain object', '$.m is a Map (not a plain object'],
+  ['a function member', '({ items: [1], format: (n) => n * 2 })', '$.format is a function', '$.format is a function'],
+  ['a function in an array', '[1, () => 2]', '$[1] is a function', '$[0][1] is a function'],
+  [
+    'a symbol deep inside',
+    '({ a: [{ "b c": Symbol("s") }] })',
+    '$.a[0]["b c"] is a symbol',
+    '$.a[0]["b c"] is a symbol',
+  ],
   [
     'a Proxy whose prototype trap throws',
     '({ p: new Proxy({}, { getPrototypeOf() { throw new Error("no"); } }) })',
-    'the property "p" has a prototype that cannot be read',
+    '$.p has a prototype that cannot be read',
+    '$.p has a prototype that cannot be read',
   ],
   [
     'a prototype whose constructor getter throws',
     '({ o: Object.create(Object.create(null, { constructor: { get() { throw 1; } } })) })',
-    'the property "o" is an object (not a plain object',
+    '$.o is an object (not a plain object',
+    '$.o is an object (not a plain object',
   ],
-  ['a cycle', '(() => { const a = {}; a.self = a; return a; })()', 'contains a cycle'],
+  ['a cycle', '(() => { const a = {}; a.self = a; return a; })()', 'contains a cycle', 'contains a cycle'],
   [
     '600 levels of arrays',
     '(() => { let v = []; for (let i = 0; i < 600; i += 1) v = [v]; return v; })()',
+    'nested more than 512 levels deep',
     'nested more than 512 levels deep',
   ],
 ];
 
 describe('QuickJS values at the boundary', () => {
-  it.each(hostile)('refuses %s as a returned value and as a host-call argument', async (_name, value, message) => {
-    const returned = await runtime.run({ program: `return ${value};` });
-    expect(returned.ok).toBe(false);
-    if (!returned.ok) {
-      expect(returned.failure.kind).toBe('invalid-output');
-      expect(returned.failure.message).toContain(message);
-    }
-    let invoked = 0;
-    const passed = await runtime.run({
-      program: `try { await tools.echo(${value}); return 'sent'; } catch (error) { return error.name + ': ' + error.message; }`,
-      bindings: {
-        tools: {
-          echo: async () => {
-            invoked += 1;
-            return null;
+  it.each(hostile)(
+    'refuses %s as a returned value and as a host-call argument',
+    async (_name, value, returnedMessage, argumentMessage) => {
+      const returned = await runtime.run({ program: `return ${value};` });
+      expect(returned.ok).toBe(false);
+      if (!returned.ok) {
+        expect(returned.failure.kind).toBe('invalid-output');
+        expect(returned.failure.message).toContain(returnedMessage);
+      }
+      let invoked = 0;
+      const passed = await runtime.run({
+        program: `try { await tools.echo(${value}); return 'sent'; } catch (error) { return error.name + ': ' + error.message; }`,
+        bindings: {
+          tools: {
+            echo: async () => {
+              invoked += 1;
+              return null;
+            },
           },
         },
-      },
-    });
-    expect(invoked).toBe(0);
-    expect(passed.ok && String(passed.value)).toContain(message);
+      });
+      expect(invoked).toBe(0);
+      expect(passed.ok && String(passed.value)).toContain(argumentMessage);
+    },
+  );
+
+  it('still refuses, without a path, when the program has tampered with the arrays the encoder lists the path in', async () => {
+    for (const tamper of [
+      "Array.prototype.toJSON = function () { return 'tampered'; };",
+      "Object.defineProperty(Array.prototype, '1', { set() {}, configurable: true });",
+    ]) {
+      const result = await runtime.run({ program: `${tamper}\nreturn { list: { s: Symbol('s') } };` });
+      expect(result.ok === false && result.failure).toMatchObject({
+        kind: 'invalid-output',
+        message: expect.stringContaining('a member of the value is a symbol, which JSON cannot carry'),
+      });
+    }
   });
 
   it('ends a returned function as invalid-output and a revoked Proxy as the TypeError JSON.stringify throws', async () => {

@@ -59,6 +59,7 @@ export { type ForeignTextOptions, foreignErrorMessage, foreignText } from './for
 export {
   type JsonMeasure,
   jsonDepthLimit,
+  jsonPathOf,
   type MeasureJsonOptions,
   measureJson,
 } from './json-measure.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { jsonDepthLimit, measureJson } from './json-measure.js';
+import { jsonDepthLimit, jsonPathOf, measureJson } from './json-measure.js';
 import { describeJsonViolation } from './lossless-json.js';
 import { utf8ByteLength } from './utf8.js';
 
@@ -121,5 +121,17 @@ describe('measureJson', () => {
       ok: false,
       violation: { path: '$[1][0]', problem: 'NaN' },
     });
+  });
+});
+
+describe('jsonPathOf', () => {
+  it('writes identifier keys with a dot, other keys quoted and indexes in brackets', () => {
+    expect(jsonPathOf([])).toBe('$');
+    expect(jsonPathOf(['items', 3, 'unit price', '$ok', '1x', ''])).toBe('$.items[3]["unit price"].$ok["1x"][""]');
+  });
+
+  it('writes the path measureJson reports for the same member', () => {
+    const measure = measureJson({ items: [1, { 'unit price': Number.NaN }] });
+    expect(measure.ok === false && measure.violation.path).toBe(jsonPathOf(['items', 1, 'unit price']));
   });
 });

@@ -134,6 +134,16 @@ function pathOf(levels: readonly Level[], count: number, key?: string | number):
   return parts.join('');
 }
 
+/**
+ * The path of a member in the form {@link JsonViolation.path} uses: `$` then `.name` for an
+ * identifier-like key, `["a b"]` for any other string key and `[3]` for an array index.
+ *
+ * @example jsonPathOf(['items', 3, 'unit price']) // '$.items[3]["unit price"]'
+ */
+export function jsonPathOf(keys: ReadonlyArray<string | number>): string {
+  return `$${keys.map(keySuffix).join('')}`;
+}
+
 function keySuffix(key: string | number): string {
   if (typeof key === 'number') return `[${key}]`;
   return safeKey.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`;

@@ -56,6 +56,7 @@ describe('index exports', () => {
       'isValidBindingName',
       'javascriptReservedWords',
       'jsonDepthLimit',
+      'jsonPathOf',
       'maxBindingNameLength',
       'measureJson',
       'normalizeBindings',

@@ -51,6 +51,28 @@ export async function sequentialLatency(
   return { p50Ms: percentile(times, 50), p95Ms: percentile(times, 95) };
 }
 
+/** How far apart {@link spacedLatency} starts runs: long enough for every thread to go idle. */
+export const spacedGapMs = 20;
+
+/**
+ * Latency of runs started {@link spacedGapMs} apart, as an agent that runs one program per model
+ * turn sees it: every thread the run wakes has gone idle. On a virtual machine each such wake-up
+ * costs more than a hop between busy threads (the `anchor: thread round trip` row measures both).
+ */
+export async function spacedLatency(
+  once: (index: number) => Promise<void>,
+  count: number,
+): Promise<{ p50Ms: number; p95Ms: number }> {
+  const times: number[] = [];
+  for (let index = 0; index < count; index += 1) {
+    await pause(spacedGapMs);
+    const start = performance.now();
+    await once(index);
+    times.push(performance.now() - start);
+  }
+  return { p50Ms: percentile(times, 50), p95Ms: percentile(times, 95) };
+}
+
 /** Sustained runs per second with `concurrency` callers sharing `total` runs. */
 export async function throughput(
   once: (index: number) => Promise<void>,

@@ -9,6 +9,7 @@ export const benchSuites: readonly string[] = [
   './anchor-fresh-worker.ts',
   './anchor-isolated-vm.ts',
   './anchor-quickjs.ts',
+  './anchor-thread-round-trip.ts',
   './python-zygote.ts',
   './python-anchor-spawn.ts',
   './anchor-monty.ts',

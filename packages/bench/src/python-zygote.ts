@@ -10,6 +10,8 @@ import {
   residentMb,
   runChecked,
   sequentialLatency,
+  spacedGapMs,
+  spacedLatency,
   throughputs,
 } from './bench-harness.js';
 import { proportionalMb } from './process-probe.js';
@@ -31,15 +33,9 @@ export const suite: BenchSuite = {
       await runChecked(runtime, pythonBenchProgram);
     };
     const latency = await sequentialLatency(once, 50, count);
-    // Back to back, each run also waits for the fork and set-up of the child after it; 20 ms apart,
-    // a contained child is always waiting, which is what a caller that does not saturate it sees.
-    const spacedTimes: number[] = [];
-    for (let index = 0; index < Math.max(20, Math.round(200 * scale)); index += 1) {
-      await pause(20);
-      const start = performance.now();
-      await once();
-      spacedTimes.push(performance.now() - start);
-    }
+    // Back to back, each run also waits for the fork and set-up of the child after it; spaced, a
+    // contained child is always waiting, which is what a caller that does not saturate it sees.
+    const spaced = await spacedLatency(once, Math.max(20, Math.round(200 * scale)));
     const runsPerSecond = await throughputs(once, total);
     const roundTripMs = await roundTrip(runtime, scale);
     await runtime.dispose();
@@ -60,9 +56,8 @@ export const suite: BenchSuite = {
         note: `fresh forked child per run, two spares forked ahead; kill: deadline to zombie, polled every 50 µs; ${againstTargets(row)}`,
       },
       {
-        substrate: 'python (zygote), runs 20 ms apart',
-        p50Ms: percentile(spacedTimes, 50),
-        p95Ms: percentile(spacedTimes, 95),
+        substrate: `python (zygote), runs ${spacedGapMs} ms apart`,
+        ...spaced,
         note: 'latency when a contained child is already waiting',
       },
     ];

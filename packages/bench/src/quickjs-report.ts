@@ -1,4 +1,4 @@
-import type { BenchRow } from './bench-harness.js';
+import { type BenchRow, spacedGapMs } from './bench-harness.js';
 import { computeHeavyPrefix } from './compute-heavy.js';
 import { quickJsRows } from './quickjs.js';
 
@@ -71,6 +71,18 @@ export function quickJsSection(rows: readonly BenchRow[]): string {
       );
     } else {
       lines.push('', 'The quickjs-emscripten anchor did not run, so the 1.5× comparison is missing.');
+    }
+    const spaced = rows.find((row) => row.substrate === quickJsRows.spaced);
+    const idleRoundTrip = rows.find(
+      (row) => row.substrate.startsWith('anchor: thread round trip') && !row.substrate.endsWith('back to back'),
+    );
+    if (spaced?.p50Ms !== undefined) {
+      lines.push(
+        `Runs ${spacedGapMs} ms apart, as an agent running one new program per turn starts them: p50 ${fixed(spaced.p50Ms)} ms` +
+          (idleRoundTrip?.p50Ms === undefined
+            ? '.'
+            : `, of which the two thread round trips such a run makes (the run and its result, the call and its reply) are at least ${fixed(2 * idleRoundTrip.p50Ms)} ms here (\`anchor: thread round trip\`), and the strip one more.`),
+      );
     }
     if (workerThread?.p50Ms !== undefined && uncached.p50Ms !== undefined) {
       lines.push(

@@ -10,6 +10,8 @@ import {
   residentMb,
   runChecked,
   sequentialLatency,
+  spacedGapMs,
+  spacedLatency,
   throughputs,
 } from './bench-harness.js';
 
@@ -17,6 +19,7 @@ import {
 export const quickJsRows = {
   uncached: 'quickjs provider (TS strip each run)',
   cached: 'quickjs provider (compiled program cached)',
+  spaced: `quickjs provider, runs ${spacedGapMs} ms apart (TS strip each run)`,
 } as const;
 
 /**
@@ -35,6 +38,7 @@ export const suite: BenchSuite = {
       await runChecked(runtime, program);
     };
     const uncached = await sequentialLatency(once(true), 50, count);
+    const spaced = await spacedLatency(once(true), Math.max(20, Math.round(200 * scale)));
     const uncachedThroughput = await throughputs(once(true), total);
     const cached = await sequentialLatency(once(false), 50, count);
     const cachedThroughput = await throughputs(once(false), total);
@@ -57,6 +61,11 @@ export const suite: BenchSuite = {
         ...cached,
         runsPerSecond: cachedThroughput,
         note: 'same program text again: the stripped program is reused',
+      },
+      {
+        substrate: quickJsRows.spaced,
+        ...spaced,
+        note: 'what an agent running one new program per turn sees: every thread the run wakes was idle',
       },
     ] satisfies BenchRow[];
   },

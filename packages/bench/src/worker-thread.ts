@@ -10,6 +10,8 @@ import {
   residentMb,
   runChecked,
   sequentialLatency,
+  spacedGapMs,
+  spacedLatency,
   throughputs,
 } from './bench-harness.js';
 import { descendants, proportionalMb } from './process-probe.js';
@@ -29,6 +31,7 @@ export const suite: BenchSuite = {
       await runChecked(runtime, program);
     };
     const uncached = await sequentialLatency(once(true), 50, count);
+    const spaced = await spacedLatency(once(true), Math.max(20, Math.round(200 * scale)));
     const uncachedThroughput = await throughputs(once(true), total);
     const cached = await sequentialLatency(once(false), 50, count);
     const cachedThroughput = await throughputs(once(false), total);
@@ -51,6 +54,11 @@ export const suite: BenchSuite = {
         ...cached,
         runsPerSecond: cachedThroughput,
         note: 'same program text again: the stripped program is reused',
+      },
+      {
+        substrate: `worker-thread, runs ${spacedGapMs} ms apart (TS strip each run)`,
+        ...spaced,
+        note: 'what an agent running one new program per turn sees: every thread the run wakes was idle',
       },
     ] satisfies BenchRow[];
   },

@@ -51,11 +51,12 @@ export class QuickJsCodeRuntime extends CodeRuntimeBase {
   readonly #compiler = new ProgramCompiler();
   readonly #pool: QuickJsPool;
 
-  constructor(settings: ResolvedQuickJsSettings) {
+  /** `workerScript` replaces the worker threads' script (tests); create a runtime with {@link createQuickJsCodeRuntime}. */
+  constructor(settings: ResolvedQuickJsSettings, workerScript?: string) {
     super(settings);
     this.settings = settings;
     this.isolation = describeQuickJsIsolation(settings);
-    this.#pool = new QuickJsPool(settings);
+    this.#pool = new QuickJsPool(settings, workerScript);
   }
 
   /**

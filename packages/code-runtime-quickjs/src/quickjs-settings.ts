@@ -29,7 +29,11 @@ export interface QuickJsCodeRuntimeSettings extends SharedRunLimitSettings {
   readonly stackBytes?: number;
   /** `setTimeout` and `setInterval` calls per run, together. Default 1 000. */
   readonly timers?: number;
-  /** Worker threads, and so runs executing at once; other runs wait in order. Default 4. */
+  /**
+   * Worker threads, and so runs executing at once; other runs wait in order, their wall clock
+   * running. A run waiting on a host call keeps its thread (about 8–9 MiB resident each). Default
+   * 4; 1 to 256.
+   */
   readonly poolSize?: number;
   /** Run with a virtual clock and seeded randomness (see {@link QuickJsDeterministicSettings}). Default off. */
   readonly deterministic?: QuickJsDeterministicSettings;

@@ -29,7 +29,8 @@ export interface WorkerThreadCodeRuntimeSettings extends SharedRunLimitSettings 
   readonly timers?: number;
   /**
    * Worker processes kept alive, one worker thread each; also how many runs execute at once (the
-   * rest wait, their wall clock running). Default 4.
+   * rest wait, their wall clock running). A run waiting on a host call keeps its process (about
+   * 16 MiB resident each). Default 4.
    */
   readonly poolSize?: number;
   /**

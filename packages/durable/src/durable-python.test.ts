@@ -2,7 +2,13 @@ import { createPythonCodeRuntime, type PythonCodeRuntime } from '@sluice/code-ru
 import type { PolicyRule, Tool } from '@sluice/permissions';
 import { createPGliteRunStore, type RunStore } from '@sluice/run-store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { okValue, slowSearchTools, startedRun } from './__fixtures__/durable-test-kit.js';
+import {
+  expectPauseAndReplay,
+  expectReplayOfJournaledCalls,
+  okValue,
+  payAsks,
+  slowSearchTools,
+} from './__fixtures__/durable-test-kit.js';
 import { createDurableRuns } from './index.js';
 
 // The Python provider's deterministic mode under durable runs: the same journal, replay and pause as
@@ -46,37 +52,13 @@ async def one(name):
 a, b = await asyncio.gather(one('search'), one('fetch'))
 c = (await tools.search({'q': 'three', 'at': time.time_ns() // 1000000}))['n']
 return {'a': a, 'b': b, 'c': c, 'order': order, 'at': time.time_ns() // 1000000, 'r': random.random()}`;
-    // A host died after committing the outcomes of the gather's two calls (the second first).
-    const runId = await startedRun(store, { language: 'python', fingerprint: runs.fingerprint, program });
-    await store.recordIntent(runId, 1, { namespace: 'tools', name: 'search', input: { q: 'one' } });
-    await store.recordIntent(runId, 2, { namespace: 'tools', name: 'fetch', input: { id: 2 } });
-    await store.recordOutcome(runId, 2, { ok: true, value: { n: 102 } });
-    await store.recordOutcome(runId, 1, { ok: true, value: { n: 101 } });
-    const resumed = await runs.resume(runId);
-    // Two results from the journal and one live call: the clock reads 3 ms past the start.
-    expect(okValue(resumed)).toMatchObject({ a: 101, b: 102, c: 1, order: ['search', 'fetch'], at: 1_700_000_000_003 });
-    expect(invoked).toEqual(['search {"q":"three","at":1700000000002}']);
-
-    // A first run journals its calls in the order the program made them, not the order they finished.
-    const fresh = await runs.start({ program });
-    expect(okValue(fresh)).toMatchObject({ a: 2, b: 3, c: 4, order: ['search', 'fetch'] });
-    const journal = await store.readJournal(fresh.runId);
-    expect(journal.map((entry) => [entry.seq, entry.intent.name, entry.outcome?.ok])).toEqual([
-      [1, 'search', true],
-      [2, 'fetch', true],
-      [3, 'search', true],
-    ]);
-    expect(invoked).toHaveLength(4);
+    await expectReplayOfJournaledCalls(runs, store, 'python', program, invoked);
   }, 60_000);
 
   it('pauses on ask and resumes by replay, with the clock and randomness the first run had', async () => {
     const { invoked, tool } = slowSearchTools();
-    const runs = durableRuns(
-      [tool('lookup'), tool('pay')],
-      [{ tool: 'pay', effect: 'ask', description: 'payments need a person' }],
-    );
-    const paused = await runs.start({
-      program: `
+    const runs = durableRuns([tool('lookup'), tool('pay')], payAsks);
+    const program = `
 import json, random, time, uuid
 seen = await tools.lookup({})
 before = {'at': time.time_ns() // 1000000, 'r': random.random(), 'id': str(uuid.uuid4())}
@@ -84,22 +66,8 @@ print('before', json.dumps(before))
 await asyncio.sleep(1)
 paid = await tools.pay({'amount': 40})
 print('after', paid['n'])
-return {'before': before, 'paid': paid['input']['amount'], 'waited': time.time_ns() // 1000000 - before['at'], 'lookup': seen['n']}`,
-    });
-    if (paused.status !== 'paused') throw new Error(`expected a pause, got ${JSON.stringify(paused)}`);
-    expect(paused.pause).toMatchObject({ tool: 'pay', input: { amount: 40 } });
-    const firstLogs = paused.result.logs.map((line) => line.text);
-    expect(firstLogs).toHaveLength(1);
-    expect(invoked).toEqual(['lookup {}']);
-
-    const done = await runs.decide(paused.pause.token, { decision: 'allow' });
-    expect(done.status).toBe('finished');
-    const logs = done.result.logs.map((line) => line.text);
-    // The replayed run printed the same first line: same clock, same seed, same recorded result.
-    expect(logs).toEqual([firstLogs[0], 'after 2']);
-    const before = JSON.parse(firstLogs[0]!.slice('before '.length)) as { at: number };
-    expect(okValue(done)).toEqual({ before, paid: 40, waited: 1_001, lookup: 1 });
-    expect(invoked).toEqual(['lookup {}', 'pay {"amount":40}']);
+return {'before': before, 'paid': paid['input']['amount'], 'waited': time.time_ns() // 1000000 - before['at'], 'lookup': seen['n']}`;
+    await expectPauseAndReplay(runs, program, invoked);
   }, 60_000);
 
   it('keeps values with sluice.store and reads them with sluice.load in the next run of the conversation', async () => {

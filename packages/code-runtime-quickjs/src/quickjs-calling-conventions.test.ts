@@ -76,7 +76,7 @@ describe('quickjs calling conventions', () => {
     const echo = recorder();
     const returned = await runtime.run({ program: 'return { x: tools.echo(1) };', bindings: { tools: { echo } } });
     expect(returned.ok ? '' : returned.failure.message).toContain(
-      '"x" is a Promise (a call or an async function that was not awaited: write `await` before it)',
+      '$.x is a Promise (a call or an async function that was not awaited: write `await` before it)',
     );
     const passed = await runtime.run({
       program:
@@ -84,7 +84,7 @@ describe('quickjs calling conventions', () => {
       bindings: { tools: { echo } },
     });
     expect(passed.ok && passed.value).toContain(
-      '"inner" is a Promise (a call or an async function that was not awaited',
+      '$.inner is a Promise (a call or an async function that was not awaited',
     );
   });
 });

@@ -28,7 +28,7 @@ export function describeQuickJsEnding(
         ok: false,
         failure: {
           kind: 'invalid-output',
-          message: `The returned value is not JSON: ${ending.message}. Return plain objects, arrays, strings, finite numbers, booleans and null.`,
+          message: `The program returned a value that is not JSON: ${ending.message}. Return plain objects, arrays, strings, finite numbers, booleans and null.`,
         },
       };
     case 'error':

@@ -39,9 +39,12 @@ const depthLimit = 512;
  *   methods and getters run, `undefined` properties are left out) with a replacer that checks each
  *   member before the engine writes, or recurses into, it: the JSON text; `undefined` when there is
  *   none; its length when longer than `maxChars`; `false` past the nesting limit (the engine's C
- *   recursion uses the stack faster than QuickJS's own check sees); `[key, member]` for the first
- *   member JSON cannot carry, which the host then describes. What a `toJSON`, a getter or a Proxy
- *   trap throws, and the engine's cycle error, are thrown on.
+ *   recursion uses the stack faster than QuickJS's own check sees); `[keys, member]` for the first
+ *   member JSON cannot carry, which the host then describes, `keys` being the JSON of the keys from
+ *   the member out to the value; `[keys, member, depth]` for a member that is one of its own
+ *   containers (a cycle, found from the containers each object member is recorded with, before the
+ *   engine meets it), `depth` being that container's (1: the value). What a `toJSON`, a getter or
+ *   a Proxy trap throws is thrown on.
  * - `same(a, b)`: `a === b`.
  */
 const helpersSource = `((misread) => {
@@ -71,21 +74,26 @@ return [
       const text = stringify(value, function (key, member) {
         const type = typeof member;
         const up = apply(get, parents, [this]);
+        let back;
         if (type === 'object' && member !== null) {
           let prototype;
           try { prototype = isArray(member) ? null : getPrototypeOf(member); } catch {}
           if (prototype === null || prototype === plain) {
+            // Seen before: a cycle when it is one of the containers on the way here.
+            if (apply(get, parents, [member]) !== undefined) for (back = up; back !== undefined && back[3] !== member; back = back[1]);
             const depth = (up === undefined ? 0 : up[0]) + 1;
-            if (depth <= ${depthLimit}) return apply(set, parents, [member, [depth, up, isArray(this) ? +key : key]]), member;
-            bad = false;
-            throw parents;
+            if (back === undefined && depth <= ${depthLimit}) return apply(set, parents, [member, [depth, up, isArray(this) ? +key : key, member]]), member;
+            if (back === undefined) {
+              bad = false;
+              throw parents;
+            }
           }
         } else if (type === 'number' ? member - member === 0 : type !== 'bigint' && type !== 'function' && type !== 'symbol') {
           return member;
         }
         const keys = [isArray(this) ? +key : key];
         for (let level = up; level !== undefined; level = level[1]) keys[keys.length] = level[2];
-        bad = [stringify(keys), member];
+        bad = back === undefined ? [stringify(keys), member] : [stringify(keys), member, back[0]];
         throw parents;
       });
       return typeof text !== 'string' ? undefined : text.length > maxChars ? text.length : text;
@@ -193,20 +201,12 @@ export function encodeGuestValue(
     .newNumber(maxChars)
     .consume((limit) => context.callFunction(intrinsics.encode, context.undefined, value, limit));
   if (result.error !== undefined) {
-    // The engine's own errors only, by their exact text: a getter or toJSON that throws a
-    // RangeError, or mentions a cycle, is the program's error and is thrown on as it was.
+    // The engine's own stack error only, by its exact text (cycles are found before the engine
+    // meets them): anything else a getter, toJSON or Proxy trap threw is the program's error.
     const described = describeThrown(context, result.error, false);
-    const cycle = described.name === 'TypeError' && described.message === 'circular reference';
-    const tooDeep = described.name === 'RangeError' && described.message === 'Maximum call stack size exceeded';
-    if (cycle || tooDeep) {
+    if (described.name === 'RangeError' && described.message === 'Maximum call stack size exceeded') {
       result.error.dispose();
-      return {
-        ok: false,
-        kind: 'not-json',
-        message: cycle
-          ? 'the value contains a cycle, which JSON cannot carry'
-          : 'the value is nested too deeply to be written as JSON',
-      };
+      return { ok: false, kind: 'not-json', message: 'the value is nested too deeply to be written as JSON' };
     }
     return { ok: false, kind: 'thrown', message: described.message, error: result.error };
   }
@@ -219,13 +219,20 @@ export function encodeGuestValue(
       case 'boolean':
         return { ok: false, kind: 'not-json', message: `the value is nested more than ${depthLimit} levels deep` };
       case 'object': {
-        const place = context
+        const keys = context
           .getProp(encoded, 0)
-          .consume((handle) => placeOf(context.typeof(handle) === 'string' ? context.getString(handle) : undefined));
-        const problem = context
-          .getProp(encoded, 1)
-          .consume((member) => violationOf(context, intrinsics, member) ?? 'cannot be written as JSON');
-        return { ok: false, kind: 'not-json', message: `${place} ${problem}, which JSON cannot carry` };
+          .consume((handle) => keysOf(context.typeof(handle) === 'string' ? context.getString(handle) : undefined));
+        // A third element is the depth of the container the member cycles back to (1: the value).
+        const backTo = context
+          .getProp(encoded, 2)
+          .consume((handle) => (context.typeof(handle) === 'number' ? context.getNumber(handle) : undefined));
+        const problem =
+          backTo === undefined
+            ? context
+                .getProp(encoded, 1)
+                .consume((member) => violationOf(context, intrinsics, member) ?? 'cannot be written as JSON')
+            : `is a cycle back to ${keys === undefined ? 'a container of it' : jsonPathOf(keys.slice(0, Math.max(0, backTo - 1)))}`;
+        return { ok: false, kind: 'not-json', message: `${placeOf(keys)} ${problem}, which JSON cannot carry` };
       }
       default:
         return { ok: true, json: undefined };
@@ -234,25 +241,28 @@ export function encodeGuestValue(
 }
 
 /**
- * Where the member the guest encoder refused is, for the message: `the value` itself, or its JSON
- * path (`$.items[3]`, the contract's form) from the keys the encoder listed innermost first as JSON
- * text. The list is made in the program's context, where it can tamper with it (a setter on
- * `Array.prototype`, a `toJSON`): a list that is not one is `a member of the value`.
+ * The keys from the value to the member the guest encoder refused (`[]` for the value itself), read
+ * from the list it made innermost first as JSON text, or `undefined` for a list the program tampered
+ * with: the list is made in its context (a setter on `Array.prototype`, a `toJSON` can change it).
  */
-function placeOf(listed: string | undefined): string {
-  const unknown = 'a member of the value';
+function keysOf(listed: string | undefined): Array<string | number> | undefined {
   let keys: unknown;
   try {
     keys = listed === undefined ? undefined : JSON.parse(listed);
   } catch {
-    return unknown;
+    return undefined;
   }
-  if (!Array.isArray(keys) || keys.length === 0 || keys.at(-1) !== '') return unknown;
-  if (keys.length === 1) return 'the value';
+  if (!Array.isArray(keys) || keys.length === 0 || keys.at(-1) !== '') return undefined;
   const path = keys.slice(0, -1).reverse();
   return path.every((key) => typeof key === 'string' || Number.isSafeInteger(key))
-    ? jsonPathOf(path as Array<string | number>)
-    : unknown;
+    ? (path as Array<string | number>)
+    : undefined;
+}
+
+/** Where a member is, for a message: `the value` itself, or its JSON path (`$.items[3]`, the contract's form). */
+function placeOf(keys: ReadonlyArray<string | number> | undefined): string {
+  if (keys === undefined) return 'a member of the value';
+  return keys.length === 0 ? 'the value' : jsonPathOf(keys);
 }
 
 function violationOf(context: QuickJSContext, intrinsics: GuestIntrinsics, member: QuickJSHandle): string | undefined {

@@ -30,7 +30,18 @@ const hostile: [string, string, string, string][] = [
     '$.o is an object (not a plain object',
     '$.o is an object (not a plain object',
   ],
-  ['a cycle', '(() => { const a = {}; a.self = a; return a; })()', 'contains a cycle', 'contains a cycle'],
+  [
+    'a cycle',
+    '(() => { const a = {}; a.self = a; return a; })()',
+    '$.self is a cycle back to $',
+    '$.self is a cycle back to $',
+  ],
+  [
+    'a cycle deep inside an array',
+    '(() => { const a = { list: [{ n: 1 }] }; a.list[0].up = a.list; return a; })()',
+    '$.list[0].up is a cycle back to $.list,',
+    '$.list[0].up is a cycle back to $.list,',
+  ],
   [
     '600 levels of arrays',
     '(() => { let v = []; for (let i = 0; i < 600; i += 1) v = [v]; return v; })()',
@@ -99,12 +110,28 @@ describe('QuickJS values at the boundary', () => {
       program: `let reads = 0;
 const value = { get a() { reads += 1; return { b: 1 }; } };
 const sent = await tools.echo(value);
-try { await tools.echo({ get bad() { throw new RangeError('circular reference'); } }); } catch (error) { return { reads, sent, error: error.message }; }`,
+const errors = [];
+for (const make of [() => new RangeError('circular reference'), () => new TypeError('circular reference')]) {
+  try { await tools.echo({ get bad() { throw make(); } }); } catch (error) { errors.push(error.name + ': ' + error.message); }
+}
+return { reads, sent, errors };`,
       bindings: { tools: { echo: async (input) => input } },
     });
     expect(getter).toMatchObject({
       ok: true,
-      value: { reads: 1, sent: { a: { b: 1 } }, error: 'circular reference' },
+      value: {
+        reads: 1,
+        sent: { a: { b: 1 } },
+        errors: ['RangeError: circular reference', 'TypeError: circular reference'],
+      },
+    });
+    // Returned, the getter's TypeError is the program's exception, not a cycle in its value.
+    const returned = await runtime.run({
+      program: 'return { get bad() { throw new TypeError("circular reference"); } };',
+    });
+    expect(returned.ok === false && returned.failure).toMatchObject({
+      kind: 'exception',
+      message: expect.stringContaining('circular reference'),
     });
     const thrown = await runtime.run({ program: 'return { toJSON() { throw new TypeError("toJSON refused"); } };' });
     expect(thrown.ok).toBe(false);
@@ -114,13 +141,18 @@ try { await tools.echo({ get bad() { throw new RangeError('circular reference');
     }
   });
 
-  it('passes null-prototype objects, nulls and 500 levels of nesting', async () => {
+  it('passes null-prototype objects, nulls, 500 levels of nesting and an object shared by two branches', async () => {
     const result = await runtime.run({
       program: `let deep = 1; for (let i = 0; i < 500; i += 1) deep = [deep];
 const bare = Object.create(null); bare.x = null;
-return { bare, deep: JSON.stringify(await tools.echo(deep)).length };`,
+const shared = { n: 1 };
+const twice = { a: shared, b: [shared, { c: shared }] };
+return { bare, deep: JSON.stringify(await tools.echo(deep)).length, twice: await tools.echo(twice) };`,
       bindings: { tools: { echo: async (input) => input } },
     });
-    expect(result).toMatchObject({ ok: true, value: { bare: { x: null }, deep: 1001 } });
+    expect(result).toMatchObject({
+      ok: true,
+      value: { bare: { x: null }, deep: 1001, twice: { a: { n: 1 }, b: [{ n: 1 }, { c: { n: 1 } }] } },
+    });
   });
 });

@@ -35,6 +35,7 @@ export class QuickJsSlot {
   #seq = 0;
   #run: ActiveRun | undefined;
   #startFailure: string | undefined;
+  #terminating = false;
 
   constructor(
     wasmModule: WasmModule,
@@ -107,10 +108,15 @@ export class QuickJsSlot {
     });
   }
 
-  /** Terminates the thread. Idempotent; resolves when it has exited. */
+  /**
+   * Terminates the thread. Idempotent; resolves when it has exited. Also for a slot already `gone`
+   * (its run retired the engine, or the thread refused a run): `gone` says the pool was told, not
+   * that the thread has ended.
+   */
   retire(): Promise<void> {
-    if (this.#state !== 'gone') {
-      this.#state = 'gone';
+    this.#state = 'gone';
+    if (!this.#terminating) {
+      this.#terminating = true;
       void this.#worker.terminate().catch(() => {});
     }
     return this.exited;

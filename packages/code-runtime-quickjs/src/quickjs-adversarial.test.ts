@@ -22,12 +22,25 @@ describe('QuickJS provider against hostile programs', () => {
       'memory',
     ],
     ['a huge ArrayBuffer', 'return new ArrayBuffer(1e9).byteLength;', 'memory'],
+    // Past the cap where the engine cannot even make its error: what it throws is no value at all.
+    [
+      'an object with ever more keys',
+      "const bag = {}; for (let index = 0; ; index += 1) bag['key' + index] = index;",
+      'memory',
+    ],
+    ['a program that throws undefined itself', 'throw undefined;', 'exception'],
     ['a runaway loop', 'while (true) {}', 'timeout'],
     ['a runaway loop after an await', 'await tools.echo(1); for (;;) {}', 'timeout'],
     [
       'a microtask flood',
-      'const spin = () => Promise.resolve().then(spin); spin(); await new Promise(() => {});',
+      'const spin = () => { Promise.resolve().then(spin); }; spin(); await new Promise(() => {});',
       'timeout',
+    ],
+    // Each promise is resolved with the next one: a chain that grows without end.
+    [
+      'a microtask flood that chains its promises',
+      'const spin = () => Promise.resolve().then(spin); spin(); await new Promise(() => {});',
+      'memory',
     ],
   ])(
     'ends %s as %s, and the next run is served',

@@ -310,16 +310,20 @@ export class GuestRun {
       thrown = this.#failure;
       this.#failure = undefined;
     }
-    const isNull =
-      this.#context.typeof(thrown) === 'object' && isSame(this.#context, this.#intrinsics, thrown, this.#context.null);
+    const type = this.#context.typeof(thrown);
+    const isNull = type === 'object' && isSame(this.#context, this.#intrinsics, thrown, this.#context.null);
+    // When the engine runs out of memory where it cannot even throw, the exception it leaves is its
+    // internal uninitialized value: typeof says undefined, but it is not the `undefined` a program can throw.
+    const isUninitialized =
+      type === 'undefined' && !isSame(this.#context, this.#intrinsics, thrown, this.#context.undefined);
     const described = describeThrown(this.#context, thrown, isNull);
     thrown.dispose();
     if (this.#stopped !== undefined) {
       this.#finish({ kind: 'stopped', cause: this.#stopped, detail: '' }, false);
       return;
     }
-    // QuickJS throws null when even the error object cannot be allocated.
-    if (isNull || (described.name === 'InternalError' && /out of memory/.test(described.message))) {
+    // QuickJS throws null, or nothing, when even the error object cannot be allocated.
+    if (isNull || isUninitialized || (described.name === 'InternalError' && /out of memory/.test(described.message))) {
       this.#finish({ kind: 'stopped', cause: 'memory', detail: described.message }, false);
       return;
     }

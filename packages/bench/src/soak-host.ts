@@ -4,6 +4,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CodeRunResult, CodeRuntime } from '@sluice/code-runtime';
 import { createPythonCodeRuntime } from '@sluice/code-runtime-python';
+import { createQuickJsCodeRuntime } from '@sluice/code-runtime-quickjs';
 import { createWorkerThreadCodeRuntime } from '@sluice/code-runtime-worker-thread';
 import { codeVersion, commandOptions } from './bench-harness.js';
 import { type SoakSample, sampleHost, trends } from './process-probe.js';
@@ -62,7 +63,12 @@ function runtimeFor(shape: SoakShape): CodeRuntime {
   if (runtime === undefined) {
     const settings =
       shape.budget === 'long' ? { wallTimeMs: 2 * wallTimeMs, cpuTimeMs: 10_000 } : { wallTimeMs, cpuTimeMs: 1_000 };
-    runtime = shape.provider === 'python' ? createPythonCodeRuntime(settings) : createWorkerThreadCodeRuntime(settings);
+    runtime =
+      shape.provider === 'python'
+        ? createPythonCodeRuntime(settings)
+        : shape.provider === 'quickjs'
+          ? createQuickJsCodeRuntime(settings)
+          : createWorkerThreadCodeRuntime(settings);
     runtimes.set(key, runtime);
   }
   return runtime;
@@ -173,7 +179,7 @@ const perProvider = (provider: SoakShape['provider']) => planned.filter((shape) 
 const lines = [
   `# Sluice soak, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`,
   '',
-  `${total} runs (${perProvider('worker-thread')} worker-thread, ${perProvider('python')} python), shapes \`${selector}\`, ${concurrency} at once, ${seconds.toFixed(1)} s; sampled every ${sampleEvery} runs (${samples.length} samples); wall clock ${wallTimeMs} ms (waiting for a substrate included), CPU budget 1 s (memory shapes: the default 10 s and twice the wall clock); ${codeVersion()}.`,
+  `${total} runs (${perProvider('worker-thread')} worker-thread, ${perProvider('quickjs')} quickjs, ${perProvider('python')} python), shapes \`${selector}\`, ${concurrency} at once, ${seconds.toFixed(1)} s; sampled every ${sampleEvery} runs (${samples.length} samples); wall clock ${wallTimeMs} ms (waiting for a substrate included), CPU budget 1 s (memory shapes: the default 10 s and twice the wall clock); ${codeVersion()}.`,
   '',
   '| shape | provider | runs | outcomes |',
   '|---|---|---|---|',

@@ -12,7 +12,7 @@ export type SoakGroup = 'safe' | 'memory' | 'deep' | 'tool-error';
 /** One hostile (or plain) program, the provider it runs on, and how often it is picked. */
 export interface SoakShape {
   readonly name: string;
-  readonly provider: 'worker-thread' | 'python';
+  readonly provider: 'worker-thread' | 'quickjs' | 'python';
   readonly group: SoakGroup;
   readonly program: string;
   readonly bindings?: Record<string, Record<string, HostFunction>>;
@@ -88,8 +88,8 @@ const long = { budget: 'long' } as const;
 const deepValue = 'let value: unknown = 0;\nfor (let index = 0; index < 1_000_000; index += 1) value = [value];';
 const pythonDeepValue = 'value = 0\nfor index in range(1000000):\n    value = [value]';
 
-/** The mix: about five in six runs on the worker-thread provider, the rest on Python. */
-export const soakShapes: readonly SoakShape[] = [
+/** The TypeScript shapes, run on both TypeScript providers. */
+const typescriptShapes: readonly SoakShape[] = [
   worker('good', 'safe', 8, benchProgram, { mustReturn: 2 }),
   worker('loop', 'safe', 1, 'while (true) {}'),
   worker('loop after await', 'safe', 1, 'await tools.echo(1);\nwhile (true) {}'),
@@ -126,6 +126,15 @@ export const soakShapes: readonly SoakShape[] = [
   ...['messageGetter', 'nullPrototype', 'proxy', 'throwingToString', 'rejectsSymbol'].map((tool) =>
     worker(`tool ${tool}`, 'tool-error', 1, typescriptCatching(tool), { bindings: { tools: oddErrorTools } }),
   ),
+];
+
+/**
+ * The mix: each TypeScript shape on the worker-thread and the QuickJS provider alike, and the Python
+ * shapes: about 43 % of runs on each TypeScript provider, the rest on Python.
+ */
+export const soakShapes: readonly SoakShape[] = [
+  ...typescriptShapes,
+  ...typescriptShapes.map((shape) => ({ ...shape, provider: 'quickjs' as const, name: `qjs ${shape.name}` })),
   python('good', 'safe', 3, pythonBenchProgram, { mustReturn: 2 }),
   python('loop', 'safe', 1, 'while True:\n    pass'),
   python('throw', 'safe', 1, 'raise ValueError("boom")'),

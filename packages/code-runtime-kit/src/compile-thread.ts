@@ -36,6 +36,9 @@ export function compileInThread(source: string): Promise<CompileResult> {
 
 function start(): Worker {
   const worker = new Worker(compileThreadScript, {
+    // Not the host's flags: `--input-type` (a host started with `node --input-type=module -e`) makes
+    // a worker started from a file fail, and no flag the host was given is one the thread needs.
+    execArgv: [],
     resourceLimits: { maxOldGenerationSizeMb: heapLimitMb },
     stdout: false,
     stderr: false,

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { createQuickJsCodeRuntime } from './index.js';
 
@@ -98,5 +99,31 @@ return { origin: performance.timeOrigin, now: Date.now(), random: Math.random(),
     } finally {
       await runtime.dispose();
     }
+  }, 60_000);
+});
+
+describe('QuickJS local time', () => {
+  it('is UTC whatever time zone the host process has, so a deterministic run reads the same hours everywhere', () => {
+    const script = `
+import { createQuickJsCodeRuntime } from ${JSON.stringify(new URL('../dist/index.js', import.meta.url).href)};
+const runtime = createQuickJsCodeRuntime({ poolSize: 1, deterministic: { seed: 1, startTime: Date.UTC(2024, 2, 5, 10) } });
+const result = await runtime.run({ program: 'const d = new Date(); return [d.getHours(), d.getDay(), d.getTimezoneOffset(), new Date(2024, 6, 1).toISOString(), String(d)];' });
+await runtime.dispose();
+process.stdout.write(JSON.stringify(result.ok ? result.value : result.failure));
+`;
+    const outputs = ['America/New_York', 'Asia/Kolkata', 'UTC'].map((zone) =>
+      execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+        env: { ...process.env, TZ: zone },
+        encoding: 'utf8',
+      }),
+    );
+    expect(JSON.parse(outputs[0]!)).toEqual([
+      10,
+      2,
+      0,
+      '2024-07-01T00:00:00.000Z',
+      'Tue Mar 05 2024 10:00:00 GMT+0000',
+    ]);
+    expect(new Set(outputs).size).toBe(1);
   }, 60_000);
 });

@@ -17,6 +17,15 @@ import { GuestRun } from './quickjs-guest.js';
 
 const port = parentPort;
 if (port === null) throw new Error('quickjs-worker-main runs only as a worker thread');
+
+// The guest's local time is UTC on every host, as in the worker-thread provider's process (and so a
+// deterministic run reads the same hours everywhere): the engine asks the module's JavaScript glue
+// for local time, which reads it through this thread's own Date.
+const utc = Date.prototype;
+for (const name of ['FullYear', 'Month', 'Date', 'Day', 'Hours', 'Minutes', 'Seconds'] as const) {
+  Object.defineProperty(utc, `get${name}`, { value: utc[`getUTC${name}`], configurable: true, writable: true });
+}
+Object.defineProperty(utc, 'getTimezoneOffset', { value: () => 0, configurable: true, writable: true });
 const boot = workerData as QuickJsWorkerBoot;
 const control = new Int32Array(boot.control);
 const pageBytes = 64 * 1024;

@@ -21,6 +21,7 @@ import ast
 import asyncio
 import builtins
 import inspect
+import io
 import linecache
 import sys
 import traceback
@@ -371,32 +372,146 @@ def _asyncio_run(main, *, debug=None):
 _asyncio_run.__qualname__ = _asyncio_run.__name__ = 'run'
 
 
-def describe_error(error):
-    """The `error` object of a failed `done` frame: name, message, and the program's line and frames only."""
-    name = type(error).__name__
-    text = str(error)
+#: `BaseExceptionGroup` from CPython 3.11 (what an `asyncio.TaskGroup` raises); nothing is one before.
+_GROUP = getattr(builtins, 'BaseExceptionGroup', ())
+#: How many exceptions of a chain (`raise ... from`, or raised while handling another) the stack shows.
+_CHAIN_LIMIT = 8
+#: How many exceptions of a group the stack shows, and how deep into nested groups it looks.
+_GROUP_SHOWN = 5
+_GROUP_DEPTH = 3
+_CAUSE = '\nThe above exception was the direct cause of the following exception:\n\n'
+_CONTEXT = '\nDuring handling of the above exception, another exception occurred:\n\n'
+
+
+def _text(error):
+    """What CPython's traceback prints after the exception's name: `str(error)`, with the "Did you
+    mean" suggestion CPython adds for a misspelt name or attribute."""
+    try:
+        text = str(error)
+    except Exception:  # noqa: BLE001  (a __str__ that fails)
+        text = '<exception str() failed>'
+    text += _suggestion(error)
     if isinstance(error, ModuleNotFoundError):
         text += (
             ': only the Python standard library is available to a program (no third-party packages); '
             'use the granted host functions for anything else'
         )
-    frames = [frame for frame in traceback.extract_tb(error.__traceback__) if frame.filename == PROGRAM_FILE]
+    return text
+
+
+def _notes(error):
+    """The exception's notes (`add_note`), each on a line of its own after it, as CPython prints them."""
+    notes = getattr(error, '__notes__', None)
+    return ''.join(f'\n{note}' for note in notes if isinstance(note, str)) if isinstance(notes, (list, tuple)) else ''
+
+
+def _suggestion(error):
+    """`. Did you mean: 'total'?` as CPython's traceback offers it for a NameError or AttributeError, or ''.
+
+    CPython 3.12 and later compute it in `traceback.TracebackException`; 3.10 and 3.11 only in the C
+    code that prints a traceback (`sys.__excepthook__`), so there it is printed into a buffer and read back.
+    """
+    if not isinstance(error, (NameError, AttributeError)) or getattr(error, 'name', None) is None:
+        return ''
+    marker = ". Did you mean: '"
+    try:
+        if sys.version_info >= (3, 12):
+            text = traceback.TracebackException(type(error), error, error.__traceback__, lookup_lines=False)._str
+        else:
+            saved, sys.stderr = sys.stderr, io.StringIO()
+            try:
+                sys.__excepthook__(type(error), error, error.__traceback__)
+                text = sys.stderr.getvalue()
+            finally:
+                sys.stderr = saved
+    except Exception:  # noqa: BLE001  (another CPython's internals, or a failing __dir__)
+        return ''
+    start = text.rfind(marker)
+    end = text.find("'?", start + len(marker))
+    return text[start : end + 2] if start != -1 and end != -1 else ''
+
+
+def _program_frames(error):
+    return [frame for frame in traceback.extract_tb(error.__traceback__) if frame.filename == PROGRAM_FILE]
+
+
+def _headline(error, text, line):
+    where = f' (line {line})' if line is not None else ''
+    name = type(error).__name__
+    return (f'{name}: {text}{where}' if text else f'{name}{where}') + _notes(error)
+
+
+def _traceback(error, depth=0):
+    """One exception as CPython prints it, with only the program's frames; a group's exceptions after it."""
+    name = type(error).__name__
+    text = _text(error)
+    lines = ['Traceback (most recent call last):\n']
+    for frame in _program_frames(error):
+        lines.append(f'  File "{PROGRAM_FILE}", line {frame.lineno}, in {frame.name}\n')
+        if frame.line:
+            lines.append(f'    {frame.line}\n')
+    if isinstance(error, SyntaxError) and error.filename == PROGRAM_FILE and error.lineno is not None:
+        source = linecache.getline(PROGRAM_FILE, error.lineno).rstrip('\n')
+        lines.append(f'  File "{PROGRAM_FILE}", line {error.lineno}\n    {source.strip()}\n')
+        text = error.msg
+    lines.append((f'{name}: {text}' if text else name) + _notes(error) + '\n')
+    members = getattr(error, 'exceptions', ()) if isinstance(error, _GROUP) else ()
+    if depth < _GROUP_DEPTH:
+        for index, member in enumerate(members[:_GROUP_SHOWN], 1):
+            lines.append(f'+---------------- {index} of {len(members)} ----------------\n')
+            lines.extend(f'| {part}' for part in _traceback(member, depth + 1).splitlines(keepends=True))
+    return ''.join(lines)
+
+
+def _chain(error):
+    """The exceptions CPython would print for `error`, oldest first, each with the words that join it
+    to the one printed after it (`''` for `error` itself)."""
+    chain, seen, link = [], set(), ''
+    while error is not None and id(error) not in seen and len(chain) < _CHAIN_LIMIT:
+        seen.add(id(error))
+        # Reached through `link`: printed before the exception that led here, joined by those words.
+        chain.append((error, link))
+        if error.__cause__ is not None:
+            error, link = error.__cause__, _CAUSE
+        elif error.__context__ is not None and not error.__suppress_context__:
+            error, link = error.__context__, _CONTEXT
+        else:
+            error = None
+    return chain[::-1]
+
+
+def _first_failure(error, depth=0):
+    """The first exception inside an exception group (depth first), for the message; `error` otherwise."""
+    while isinstance(error, _GROUP) and getattr(error, 'exceptions', ()) and depth < _GROUP_DEPTH:
+        error, depth = error.exceptions[0], depth + 1
+    return error
+
+
+def describe_error(error):
+    """The `error` object of a failed `done` frame: name, message, and the program's line and frames only.
+
+    The message is CPython's last traceback line, with its "Did you mean" suggestion, and the line;
+    for an exception group (`asyncio.TaskGroup`) it also names the first exception inside it, with
+    its line. The stack is the traceback CPython prints, keeping only the program's frames: the
+    exceptions a `raise ... from` or an exception while handling another chained to it (up to 8),
+    and those inside a group (5 a group, 3 levels).
+    """
+    frames = _program_frames(error)
     line = frames[-1].lineno if frames else None
     column = None
+    text = _text(error)
     if isinstance(error, SyntaxError) and error.filename == PROGRAM_FILE:
         line, column = error.lineno, error.offset
         text = error.msg
-    stack = ['Traceback (most recent call last):\n']
-    for frame in frames:
-        stack.append(f'  File "{PROGRAM_FILE}", line {frame.lineno}, in {frame.name}\n')
-        if frame.line:
-            stack.append(f'    {frame.line}\n')
-    if isinstance(error, SyntaxError) and line is not None:
-        source = linecache.getline(PROGRAM_FILE, line).rstrip('\n')
-        stack.append(f'  File "{PROGRAM_FILE}", line {line}\n    {source.strip()}\n')
-    stack.append(f'{name}: {text}' if text else name)
-    where = f' (line {line})' if line is not None else ''
-    described = {'name': name, 'message': f'{name}: {text}{where}' if text else f'{name}{where}', 'stack': ''.join(stack)}
+    message = _headline(error, text, line)
+    inner = _first_failure(error)
+    if inner is not error:
+        inner_frames = _program_frames(inner)
+        count = len(error.exceptions)
+        first = 'its only exception' if count == 1 else f'the first of its {count} exceptions'
+        message += f'; {first}: {_headline(inner, _text(inner), inner_frames[-1].lineno if inner_frames else None)}'
+    stack = ''.join(_traceback(exception) + link for exception, link in _chain(error)).rstrip('\n')
+    described = {'name': type(error).__name__, 'message': message, 'stack': stack}
     if line is not None:
         described['line'] = line
     if column is not None:

@@ -1,5 +1,6 @@
 import { inspect } from 'node:util';
 import { jsonPathOf } from '@sluice/code-runtime';
+import { makePrintf } from '@sluice/code-runtime-kit';
 import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten-core';
 
 /**
@@ -367,9 +368,11 @@ export function formatValue(context: QuickJSContext, handle: QuickJSHandle): str
           return dumped.stack
             ? `${dumped.name}: ${dumped.message}\n${dumped.stack}`.trimEnd()
             : `${dumped.name}: ${dumped.message}`;
+        // One line, two levels deep, 100 items: as the worker-thread provider prints (and Node's depth).
         return inspect(dumped, {
           breakLength: Number.POSITIVE_INFINITY,
-          depth: 6,
+          compact: true,
+          depth: 2,
           maxArrayLength: 100,
           maxStringLength: 10_000,
         });
@@ -386,4 +389,76 @@ function isDumpedError(value: unknown): value is { name: string; message: string
   return (
     typeof name === 'string' && typeof message === 'string' && /Error$/.test(name) && Object.keys(value).length <= 3
   );
+}
+
+/** A guest object, function or symbol among `console` arguments, as printf directives read it. */
+class Described {
+  constructor(
+    readonly text: string,
+    /** What `%j` writes: the guest value's JSON, read when asked. */
+    readonly toJSON: () => unknown,
+  ) {}
+}
+
+function shown(value: unknown): string {
+  if (value instanceof Described) return value.text;
+  if (typeof value === 'string') return value;
+  return typeof value === 'bigint' ? `${value}n` : inspect(value);
+}
+
+const substitute = makePrintf(
+  {
+    apply: Reflect.apply,
+    indexOf: String.prototype.indexOf,
+    stringSlice: String.prototype.slice,
+    stringify: JSON.stringify,
+    trunc: Math.trunc,
+    String,
+    Number,
+  },
+  shown,
+  (text) => inspect(text),
+);
+
+/**
+ * `console` arguments as one line of text, as Node's console (and the worker-thread provider) joins
+ * them: with printf directives (`%s %d %i %f %j %o %O %c %%`) read in a first string argument.
+ */
+export function formatArguments(
+  context: QuickJSContext,
+  intrinsics: GuestIntrinsics,
+  args: readonly QuickJSHandle[],
+): string {
+  const first = args[0];
+  if (args.length < 2 || first === undefined || context.typeof(first) !== 'string') {
+    return args.map((handle) => formatValue(context, handle)).join(' ');
+  }
+  const template = context.getString(first);
+  if (!template.includes('%')) return args.map((handle) => formatValue(context, handle)).join(' ');
+  const values = args.map((handle): unknown => {
+    switch (context.typeof(handle)) {
+      case 'string':
+        return context.getString(handle);
+      case 'number':
+        return context.getNumber(handle);
+      case 'bigint':
+        return context.getBigInt(handle);
+      case 'boolean':
+        return context.dump(handle) === true;
+      case 'undefined':
+        return undefined;
+      default:
+        return isSame(context, intrinsics, handle, context.null)
+          ? null
+          : new Described(formatValue(context, handle), () => {
+              try {
+                return context.dump(handle);
+              } catch {
+                return undefined;
+              }
+            });
+    }
+  });
+  const { text, used } = substitute(template, values);
+  return [text, ...values.slice(used).map(shown)].join(' ');
 }

@@ -13,7 +13,7 @@ import {
   describeThrown,
   type Encoded,
   encodeGuestValue,
-  formatValue,
+  formatArguments,
   type GuestIntrinsics,
   isSame,
 } from './quickjs-guest-values.js';
@@ -373,7 +373,7 @@ export class GuestRun {
   }
 
   #log(level: number, args: QuickJSHandle[]): void {
-    const text = args.map((handle) => formatValue(this.#context, handle)).join(' ');
+    const text = formatArguments(this.#context, this.#intrinsics, args);
     for (const line of text.split('\n')) {
       // Past the budget nothing more is sent: the host has already cut and marked the logs.
       if (this.#logBytes > this.#config.logBytes) return;

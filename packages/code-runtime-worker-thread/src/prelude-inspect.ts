@@ -1,5 +1,5 @@
+import type { makePrintf } from '@sluice/code-runtime-kit';
 import type { PreludeIntrinsics } from './prelude-intrinsics.js';
-import type { makePrintf } from './prelude-printf.js';
 
 /**
  * In-context `console` formatting, in the spirit of Node's `util.inspect` on one line. Serialised

@@ -1,10 +1,9 @@
-import type { WebHooks, WebMade } from '@sluice/code-runtime-kit';
+import type { makePrintf, WebHooks, WebMade } from '@sluice/code-runtime-kit';
 import type { makeClock as makeClockFunction, PreludeClock } from './prelude-clock.js';
 import type { PreludeIntrinsics } from './prelude-intrinsics.js';
 import type { makeLogWriter, PreludeLogWriter } from './prelude-log.js';
 import type { installMeter } from './prelude-meter.js';
 import type { makeOrder as makeOrderFunction, PreludeOrder } from './prelude-order.js';
-import type { makePrintf } from './prelude-printf.js';
 import type { makeTimers as makeTimersFunction } from './prelude-timers.js';
 
 /** The one function the worker calls into a run's context with. Arguments and results are primitives, except a program value passed straight through. */

@@ -3,6 +3,7 @@
 // its own script, so it cannot import the kit when it runs.
 import {
   makeEncodingGlobals,
+  makePrintf,
   makeSearchParams,
   makeUrlGlobals,
   makeUrlHost,
@@ -16,7 +17,6 @@ import { makeLogWriter } from './prelude-log.js';
 import { preludeMain } from './prelude-main.js';
 import { installMeter } from './prelude-meter.js';
 import { makeOrder } from './prelude-order.js';
-import { makePrintf } from './prelude-printf.js';
 import { makeTimers } from './prelude-timers.js';
 import { hardenWorkerRealm } from './worker-harden.js';
 import { workerMain } from './worker-main.js';

@@ -1,12 +1,23 @@
-import type { PreludeIntrinsics } from './prelude-intrinsics.js';
+/** The built-ins {@link makePrintf} uses, taken before a program could replace them. */
+export interface PrintfIntrinsics {
+  readonly apply: typeof Reflect.apply;
+  readonly indexOf: (this: string, search: string, from?: number) => number;
+  readonly stringSlice: (this: string, start?: number, end?: number) => string;
+  readonly stringify: typeof JSON.stringify;
+  readonly trunc: typeof Math.trunc;
+  readonly String: StringConstructor;
+  readonly Number: NumberConstructor;
+}
 
 /**
- * In-context printf-style directives for `console` (`%s %d %i %f %j %o %O %c %%` in a first string
- * argument), as Node's console reads them. Serialised with `Function.prototype.toString` into the
- * run's context: self-contained, strict, no imports. Returns the text and how many arguments it used.
+ * Printf-style directives for `console` (`%s %d %i %f %j %o %O %c %%` in a first string argument),
+ * as Node's console reads them. Self-contained, strict, no imports: the worker-thread provider
+ * serialises it with `Function.prototype.toString` into the run's context, the QuickJS provider
+ * calls it on the host with the guest's values described. Returns the text and how many arguments
+ * it used.
  */
 export function makePrintf(
-  intrinsics: PreludeIntrinsics,
+  intrinsics: PrintfIntrinsics,
   show: (value: unknown) => string,
   quote: (text: string) => string,
 ): (template: string, args: readonly unknown[]) => { text: string; used: number } {

@@ -58,6 +58,9 @@ export interface ThrownDescription {
   readonly stack?: string;
 }
 
+/** A stack line that ends in a position (`:12:5`), outside the program. */
+const substrateFrame = /^\s+at \S.*:\d+:\d+\)?$/;
+
 const framePattern = /^(\s*at (?:async )?)(?:(.*?) \()?program\.js:(\d+)(?::(\d+))?\)?$/;
 
 /** A 1-based position in the model's own text. */
@@ -131,11 +134,13 @@ export function describeException(program: CompiledProgram, thrown: ThrownDescri
 
 /**
  * Rewrites `program.js:LINE:COLUMN` positions in a line the program printed into the model's own
- * `program.ts` positions. Returns `undefined` for a stack line that points into the wrapper rather
- * than the program: that line is dropped.
+ * `program.ts` positions. Returns `undefined` for a stack line that points into the wrapper or the
+ * substrate's own code rather than the program: that line is dropped.
  */
 export function mapProgramPositions(program: CompiledProgram, line: string): string | undefined {
-  if (!line.includes('program.js:')) return line;
+  // A frame of the substrate's own code (a file, `node:vm`, `[worker eval]`, QuickJS's `<input>`) says
+  // nothing the program can use: dropped. A built-in's frame (`(native)`, `(<anonymous>)`) is kept.
+  if (!line.includes('program.js:')) return substrateFrame.test(line) ? undefined : line;
   const locate = positionsOf(program);
   let unmapped = false;
   const mapped = line.replace(/program\.js:(\d+):(\d+)/g, (whole, row: string, column: string) => {

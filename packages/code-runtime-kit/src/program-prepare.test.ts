@@ -112,6 +112,13 @@ describe('prepareProgram, types blanked in place', () => {
     expect(mapProgramPositions(program, '    at program.js:2:23')).toBe('    at program.ts:1:23');
     expect(mapProgramPositions(program, '    at program.js:1:2')).toBeUndefined();
     expect(mapProgramPositions(program, '    at program.js:4:1')).toBeUndefined();
+    // The substrate's own frames go; built-ins' frames and lines that are not frames stay.
+    expect(mapProgramPositions(program, '    at Script.runInContext (node:vm:149:12)')).toBeUndefined();
+    expect(mapProgramPositions(program, '    at [worker eval]:144:29')).toBeUndefined();
+    expect(mapProgramPositions(program, '    at <input>:1:1')).toBeUndefined();
+    expect(mapProgramPositions(program, '    at JSON.parse (<anonymous>)')).toBe('    at JSON.parse (<anonymous>)');
+    expect(mapProgramPositions(program, '    at parse (native)')).toBe('    at parse (native)');
+    expect(mapProgramPositions(program, 'meet at 10:30:15')).toBe('meet at 10:30:15');
   });
 
   it('keeps positions of an unwrapped `export default` function', async () => {

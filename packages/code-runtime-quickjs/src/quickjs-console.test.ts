@@ -28,4 +28,29 @@ console.log('%s and %s', 'one');`),
 console.log({ a: { b: { c: { d: 1 } } } }, null, undefined, 5n);`),
     ).toEqual(['ids: [ 101, 102, 103, 104, 105, 106, 107, 108 ]', '{ a: { b: { c: [Object] } } } null undefined 5n']);
   });
+
+  it("prints an error with its stack at the program's own positions, without the engine's frames", async () => {
+    expect(
+      await logged(`function parse(text: string) {
+  return JSON.parse(text);
+}
+try {
+  parse('{bad');
+} catch (err) {
+  console.error(err);
+}
+class NotFound extends Error {
+  code = 404;
+}
+console.error(new NotFound('missing'));`),
+    ).toEqual([
+      "SyntaxError: Expected property name or '}' in JSON at position 1 (line 1 column 2)",
+      '    at parse (native)',
+      '    at parse (program.ts:2:21)',
+      '    at <anonymous> (program.ts:5:3)',
+      'Error: missing',
+      '    at NotFound (program.ts:11:1)',
+      '    at <anonymous> (program.ts:12:19)',
+    ]);
+  });
 });

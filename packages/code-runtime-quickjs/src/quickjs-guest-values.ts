@@ -386,9 +386,7 @@ export function formatValue(context: QuickJSContext, handle: QuickJSHandle): str
 function isDumpedError(value: unknown): value is { name: string; message: string; stack?: string } {
   if (typeof value !== 'object' || value === null) return false;
   const { name, message } = value as Record<string, unknown>;
-  return (
-    typeof name === 'string' && typeof message === 'string' && /Error$/.test(name) && Object.keys(value).length <= 3
-  );
+  return typeof name === 'string' && typeof message === 'string' && /Error$/.test(name);
 }
 
 /** A guest object, function or symbol among `console` arguments, as printf directives read it. */

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { CodeRunDeterminism } from '@sluice/code-runtime';
-import type { CompiledProgram, RunController } from '@sluice/code-runtime-kit';
+import { type CompiledProgram, mapProgramPositions, type RunController } from '@sluice/code-runtime-kit';
 import { describeQuickJsEnding } from './quickjs-failures.js';
 import type { QuickJsRunConfig, QuickJsToHost, QuickJsWorkerBoot, WasmModule } from './quickjs-frames.js';
 import type { ResolvedQuickJsSettings } from './quickjs-settings.js';
@@ -157,8 +157,10 @@ export class QuickJsSlot {
       return;
     }
     const { controller } = run;
-    if (message.type === 'log') controller.log(levelNames[message.level] ?? 'log', message.text);
-    else if (message.type === 'call') {
+    if (message.type === 'log') {
+      const text = mapProgramPositions(run.program, message.text);
+      if (text !== undefined) controller.log(levelNames[message.level] ?? 'log', text);
+    } else if (message.type === 'call') {
       let input: unknown;
       try {
         input = JSON.parse(message.input);

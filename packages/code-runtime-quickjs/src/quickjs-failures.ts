@@ -77,7 +77,7 @@ export function describeQuickJsEnding(
 }
 
 const identifier = /^[A-Za-z_$][\w$]*$/;
-const escape = (text: string) => text.replace(/[$]/g, '\\$');
+const escapeDollars = (text: string) => text.replace(/[$]/g, '\\$');
 /** At most this many places are named when the name occurs more than once. */
 const namedPlaces = 5;
 
@@ -99,9 +99,12 @@ function locateByName(
   const name = /^([A-Za-z_$][\w$]*) is not defined$/.exec(thrown.message)?.[1];
   const pattern =
     property !== undefined && identifier.test(property)
-      ? new RegExp(`(?:\\?\\.|\\.)\\s*${escape(property)}(?![\\w$])|\\[\\s*(['"\`])${escape(property)}\\1\\s*\\]`, 'g')
+      ? new RegExp(
+          `(?:\\?\\.|\\.)\\s*${escapeDollars(property)}(?![\\w$])|\\[\\s*(['"\`])${escapeDollars(property)}\\1\\s*\\]`,
+          'g',
+        )
       : name !== undefined
-        ? new RegExp(`(?<![\\w$.])${escape(name)}(?![\\w$])`, 'g')
+        ? new RegExp(`(?<![\\w$.])${escapeDollars(name)}(?![\\w$])`, 'g')
         : undefined;
   if (pattern === undefined) return failure;
   const lines = program.code.split('\n');

@@ -36,16 +36,19 @@ describe('QuickJS provider against hostile programs', () => {
       'const spin = () => { Promise.resolve().then(spin); }; spin(); await new Promise(() => {});',
       'timeout',
     ],
-    // Each promise is resolved with the next one: a chain that grows without end.
+    // Each promise is resolved with the next one: a chain that grows while it spins, so whichever
+    // budget it reaches first ends it (memory in about a second on a quiet machine, the clock under load).
     [
       'a microtask flood that chains its promises',
       'const spin = () => Promise.resolve().then(spin); spin(); await new Promise(() => {});',
-      'memory',
+      'memory|timeout',
     ],
   ])(
-    'ends %s as %s, and the next run is served',
-    async (_name, program, kind) => {
-      expect(await outcome(program)).toMatchObject({ ok: false, kind });
+    'ends %s, and the next run is served',
+    async (_name, program, kinds) => {
+      const ended = await outcome(program);
+      expect(ended.ok).toBe(false);
+      expect(kinds.split('|')).toContain(ended.kind);
       expect(await outcome('return 1 + 1;')).toEqual({ ok: true, value: 2 });
     },
     30_000,

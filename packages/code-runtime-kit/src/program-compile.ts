@@ -58,8 +58,12 @@ export interface ThrownDescription {
   readonly stack?: string;
 }
 
-/** A stack line that ends in a position (`:12:5`), outside the program. */
-const substrateFrame = /^\s+at \S.*:\d+:\d+\)?$/;
+/**
+ * A stack line that ends in a position outside the program: `at f (node:vm:149:12)`, `at [worker
+ * eval]:144:29`, `at <input>:1:1`. The place before `:LINE:COLUMN` has a character other than a
+ * digit, so a printed line such as `  at the office since 08:30:15` is not one.
+ */
+const substrateFrame = /^\s+at (?:.* \(?)?[^\s()]*[^\s\d():][^\s()]*:\d+:\d+\)?$/;
 
 const framePattern = /^(\s*at (?:async )?)(?:(.*?) \()?program\.js:(\d+)(?::(\d+))?\)?$/;
 

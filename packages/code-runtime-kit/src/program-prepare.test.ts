@@ -119,6 +119,8 @@ describe('prepareProgram, types blanked in place', () => {
     expect(mapProgramPositions(program, '    at JSON.parse (<anonymous>)')).toBe('    at JSON.parse (<anonymous>)');
     expect(mapProgramPositions(program, '    at parse (native)')).toBe('    at parse (native)');
     expect(mapProgramPositions(program, 'meet at 10:30:15')).toBe('meet at 10:30:15');
+    expect(mapProgramPositions(program, '  at the office since 08:30:15')).toBe('  at the office since 08:30:15');
+    expect(mapProgramPositions(program, '    at file:///srv/app.js:3:9')).toBeUndefined();
   });
 
   it('keeps positions of an unwrapped `export default` function', async () => {

@@ -428,10 +428,8 @@ export function formatArguments(
   args: readonly QuickJSHandle[],
 ): string {
   const first = args[0];
-  if (args.length < 2 || first === undefined || context.typeof(first) !== 'string') {
-    return args.map((handle) => formatValue(context, handle)).join(' ');
-  }
-  const template = context.getString(first);
+  const template =
+    args.length > 1 && first !== undefined && context.typeof(first) === 'string' ? context.getString(first) : '';
   if (!template.includes('%')) return args.map((handle) => formatValue(context, handle)).join(' ');
   const values = args.map((handle): unknown => {
     switch (context.typeof(handle)) {

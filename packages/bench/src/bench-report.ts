@@ -1,4 +1,5 @@
 import type { BenchRow } from './bench-harness.js';
+import { pythonTargets } from './python-zygote.js';
 
 /** DESIGN.md §8 targets for the worker-thread provider. */
 export const targets = { p50Ms: 2, runsPerSecondC8: 400, killP95Ms: 5, roundTripMs: 0.1 } as const;
@@ -66,13 +67,20 @@ export function formatReport(rows: readonly BenchRow[], machine: string, when: D
     for (const anchor of rows.filter((row) => row.substrate.startsWith('anchor:') && isPythonAnchor(row))) {
       lines.push(againstAnchor(python, anchor));
     }
+    const floor = rows.find((row) => row.substrate === 'anchor: python fork floor')?.runsPerSecond?.c8;
+    if (floor !== undefined && python.runsPerSecond !== undefined) {
+      lines.push(
+        '',
+        `The fork floor bounds every fork-per-run design on this machine: at c=8 it reaches ${fixed(floor, 0)} runs/s, so the target of ${pythonTargets.runsPerSecondC8} is ${(pythonTargets.runsPerSecondC8 / floor).toFixed(2)}× the floor, and the provider reaches ${((100 * python.runsPerSecond.c8) / floor).toFixed(0)} % of it.`,
+      );
+    }
   }
   return `${lines.join('\n')}\n`;
 }
 
-/** Python anchors: a CPython spawn per run, and Monty (a Python subset). */
+/** Python anchors: a CPython spawn per run, the fork floor, and Monty (a Python subset). */
 function isPythonAnchor(row: BenchRow): boolean {
-  return row.substrate.includes('python3') || row.substrate.includes('monty');
+  return row.substrate.includes('python') || row.substrate.includes('monty');
 }
 
 /** One provider row against one anchor row of the same run, as ratios. */

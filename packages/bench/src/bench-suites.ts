@@ -12,6 +12,7 @@ export const benchSuites: readonly string[] = [
   './anchor-thread-round-trip.ts',
   './python-zygote.ts',
   './python-anchor-spawn.ts',
+  './anchor-python-fork.ts',
   './anchor-monty.ts',
   './compute-heavy.ts',
 ];

@@ -14,7 +14,11 @@ export interface ZygoteLaunch {
   readonly config: object;
 }
 
-/** How long a fork may go unanswered before the zygote is declared stuck and replaced. */
+/**
+ * How long the zygote may leave forks waiting without answering any of them before it is declared
+ * stuck and replaced. Measured from the last answer, not from each fork: a burst of hundreds of forks
+ * on a loaded machine is answered slowly but steadily, and that zygote is not stuck.
+ */
 export const zygoteResponseMs = 10_000;
 
 const reportLineBytes = 64 * 1024;
@@ -29,7 +33,8 @@ export class Zygote {
   readonly ready: Promise<ReadyReport | { readonly failure: string }>;
   readonly #child: ChildProcessWithoutNullStreams;
   readonly #exited: Promise<void>;
-  readonly #unanswered = new Map<number, ReturnType<typeof setTimeout>>();
+  readonly #unanswered = new Set<number>();
+  #watchdog: ReturnType<typeof setTimeout> | undefined;
   #settleReady!: (value: ReadyReport | { readonly failure: string }) => void;
   #isReady = false;
   #dead = false;
@@ -83,23 +88,22 @@ export class Zygote {
     return this.#bootError;
   }
 
-  /** Asks for one child. Its `started` frame (see {@link answered}) or its `exit` report must come within the response time. */
+  /**
+   * Asks for one child. Its `started` frame (see {@link answered}) or its `exit` report answers the
+   * fork; while forks wait, some answer must come within the response time of the last one.
+   */
   fork(run: number, token: string, directory: string): void {
     if (this.#dead) return;
-    this.#unanswered.set(
-      run,
-      setTimeout(
-        () => this.#die(`the Python zygote did not answer a fork within ${this.responseMs} ms`),
-        this.responseMs,
-      ),
-    );
+    this.#unanswered.add(run);
+    this.#watchdog ??= this.#arm();
     this.#send({ v: wireProtocolVersion, type: 'fork', run, token, directory });
   }
 
   /** The child of `run` sent `started`: the zygote did answer that fork. */
   answered(run: number): void {
-    clearTimeout(this.#unanswered.get(run));
-    this.#unanswered.delete(run);
+    if (!this.#unanswered.delete(run)) return;
+    clearTimeout(this.#watchdog);
+    this.#watchdog = this.#unanswered.size > 0 && !this.#dead ? this.#arm() : undefined;
   }
 
   /** Asks the zygote to kill a child's process group (it knows whether the pid is still that child's). */
@@ -120,6 +124,13 @@ export class Zygote {
     }
     this.#die('the Python zygote was stopped');
     await this.#exited;
+  }
+
+  #arm(): ReturnType<typeof setTimeout> {
+    return setTimeout(() => {
+      const waiting = this.#unanswered.size;
+      this.#die(`the Python zygote answered none of the ${waiting} forks waiting on it for ${this.responseMs} ms`);
+    }, this.responseMs);
   }
 
   #send(command: object): void {
@@ -151,7 +162,8 @@ export class Zygote {
   #die(message: string): void {
     if (this.#dead) return;
     this.#dead = true;
-    for (const timer of this.#unanswered.values()) clearTimeout(timer);
+    clearTimeout(this.#watchdog);
+    this.#watchdog = undefined;
     this.#unanswered.clear();
     const pid = this.#child.pid;
     if (pid !== undefined) {

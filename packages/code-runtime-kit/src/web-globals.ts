@@ -5,8 +5,9 @@ import { makeSearchParams } from './web-globals-search-params.js';
 import { makeUrlGlobals } from './web-globals-url.js';
 import { makeUrlHost } from './web-globals-url-host.js';
 
-// The console's printf directives travel with the web globals: this entry's built file has no
+// The console's inspector and printf directives travel with the web globals: this entry's built file has no
 // imports, so the worker-thread provider bundles them into its worker's script from it too.
+export { captureInspectIntrinsics, makeInspector } from './console-inspect.js';
 export { makePrintf } from './console-printf.js';
 export { makeEncodingGlobals, makeSearchParams, makeUrlGlobals, makeUrlHost, makeWebBasics };
 

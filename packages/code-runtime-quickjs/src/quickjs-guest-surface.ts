@@ -1,4 +1,5 @@
-import { webGlobalsSource } from '@sluice/code-runtime-kit';
+// From the kit's web-globals entry, whose bundle keeps the classes' names (`URL`, not esbuild's `URL2`).
+import { webGlobalsSource } from '@sluice/code-runtime-kit/web-globals';
 import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten-core';
 
 /** Names a caller or a library probes on any object: never taken for a call of an ungranted name. */
@@ -50,6 +51,8 @@ export interface WebGlobalHooks {
   readonly random: () => number;
   /** When the run started on its clock, in ms since the epoch. */
   readonly startedAt: () => number;
+  /** Makes `console` print instances of `prototype` as the plain object `describer` returns for one. */
+  readonly describe: (prototype: QuickJSHandle, describer: QuickJSHandle) => void;
 }
 
 /**
@@ -109,7 +112,9 @@ export function installLazyWebGlobals(context: QuickJSContext, hooks: WebGlobalH
     );
     put(
       'describe',
-      context.newFunction('describe', () => {}),
+      context.newFunction('describe', (prototype, describer) => {
+        if (prototype !== undefined && describer !== undefined) hooks.describe(prototype, describer);
+      }),
     );
     const result = context.callFunction(maker, context.undefined, guestHooks);
     maker.dispose();

@@ -1,6 +1,5 @@
 import { inspect } from 'node:util';
 import { jsonPathOf } from '@sluice/code-runtime';
-import { makePrintf } from '@sluice/code-runtime-kit';
 import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten-core';
 
 /**
@@ -341,7 +340,7 @@ export function describeThrown(context: QuickJSContext, thrown: QuickJSHandle, i
   }
 }
 
-/** One `console` argument as text, in the style of Node's `util.inspect`. */
+/** A thrown value that is not an error, as text in the style of Node's `util.inspect`, for the failure's message. */
 export function formatValue(context: QuickJSContext, handle: QuickJSHandle): string {
   try {
     const type = context.typeof(handle);
@@ -387,74 +386,4 @@ function isDumpedError(value: unknown): value is { name: string; message: string
   if (typeof value !== 'object' || value === null) return false;
   const { name, message } = value as Record<string, unknown>;
   return typeof name === 'string' && typeof message === 'string' && /Error$/.test(name);
-}
-
-/** A guest object, function or symbol among `console` arguments, as printf directives read it. */
-class Described {
-  constructor(
-    readonly text: string,
-    /** What `%j` writes: the guest value's JSON, read when asked. */
-    readonly toJSON: () => unknown,
-  ) {}
-}
-
-function shown(value: unknown): string {
-  if (value instanceof Described) return value.text;
-  if (typeof value === 'string') return value;
-  return typeof value === 'bigint' ? `${value}n` : inspect(value);
-}
-
-const substitute = makePrintf(
-  {
-    apply: Reflect.apply,
-    indexOf: String.prototype.indexOf,
-    stringSlice: String.prototype.slice,
-    stringify: JSON.stringify,
-    trunc: Math.trunc,
-    String,
-    Number,
-  },
-  shown,
-  (text) => inspect(text),
-);
-
-/**
- * `console` arguments as one line of text, as Node's console (and the worker-thread provider) joins
- * them: with printf directives (`%s %d %i %f %j %o %O %c %%`) read in a first string argument.
- */
-export function formatArguments(
-  context: QuickJSContext,
-  intrinsics: GuestIntrinsics,
-  args: readonly QuickJSHandle[],
-): string {
-  const first = args[0];
-  const template =
-    args.length > 1 && first !== undefined && context.typeof(first) === 'string' ? context.getString(first) : '';
-  if (!template.includes('%')) return args.map((handle) => formatValue(context, handle)).join(' ');
-  const values = args.map((handle): unknown => {
-    switch (context.typeof(handle)) {
-      case 'string':
-        return context.getString(handle);
-      case 'number':
-        return context.getNumber(handle);
-      case 'bigint':
-        return context.getBigInt(handle);
-      case 'boolean':
-        return context.dump(handle) === true;
-      case 'undefined':
-        return undefined;
-      default:
-        return isSame(context, intrinsics, handle, context.null)
-          ? null
-          : new Described(formatValue(context, handle), () => {
-              try {
-                return context.dump(handle);
-              } catch {
-                return undefined;
-              }
-            });
-    }
-  });
-  const { text, used } = substitute(template, values);
-  return [text, ...values.slice(used).map(shown)].join(' ');
 }

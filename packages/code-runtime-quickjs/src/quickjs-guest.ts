@@ -7,13 +7,13 @@ import type {
 } from 'quickjs-emscripten-core';
 import type { QuickJsEnding, QuickJsRunConfig, QuickJsStopCause, QuickJsToHost, WasmMemory } from './quickjs-frames.js';
 import { type GuestRandom, seededRandom, systemRandom, uuidFrom, virtualDateSource } from './quickjs-guest-clock.js';
+import { GuestInspector } from './quickjs-guest-inspect.js';
 import { installLazyWebGlobals, lazyWebGlobals, probedNames } from './quickjs-guest-surface.js';
 import {
   captureIntrinsics,
   describeThrown,
   type Encoded,
   encodeGuestValue,
-  formatArguments,
   type GuestIntrinsics,
   isSame,
 } from './quickjs-guest-values.js';
@@ -44,6 +44,7 @@ export class GuestRun {
   readonly #runtime: QuickJSRuntime;
   readonly #context: QuickJSContext;
   readonly #intrinsics: GuestIntrinsics;
+  readonly #inspector: GuestInspector;
   readonly #memory: WasmMemory;
   readonly #control: Int32Array;
   #config: QuickJsRunConfig;
@@ -100,6 +101,9 @@ export class GuestRun {
     try {
       this.#context = this.#runtime.newContext();
       this.#intrinsics = captureIntrinsics(this.#context);
+      this.#inspector = new GuestInspector(this.#context, (handle) =>
+        isSame(this.#context, this.#intrinsics, handle, this.#context.null),
+      );
       const timers = this.#installTimers();
       this.#performance = this.#installClock();
       this.#installConsole();
@@ -112,6 +116,7 @@ export class GuestRun {
         now: () => this.#now(),
         random: () => this.#random.next(),
         startedAt: () => this.#startTime,
+        describe: (prototype, describer) => this.#inspector.describe(prototype, describer),
       });
     } catch (error) {
       this.#runtime.dispose();
@@ -156,6 +161,19 @@ export class GuestRun {
     if (Atomics.load(this.#control, 0) === this.seq) this.#stopped = 'interrupted';
     else if (this.#busyMs + (performance.now() - this.#turnStart) > this.#config.cpuTimeMs) this.#stopped = 'cpu-time';
     return this.#stopped !== undefined;
+  }
+
+  /** Whether `console`'s inspector is still to be compiled in this waiting context. */
+  get consoleCold(): boolean {
+    return !this.#started && !this.#inspector.ready;
+  }
+
+  /**
+   * Compiles `console`'s inspector while the context waits for its run (idle work). Throws when
+   * the engine fails; the context is then not to be used.
+   */
+  warmConsole(): void {
+    this.#inspector.prepare();
   }
 
   /** The host's answer to call `callId`. In deterministic mode answers are delivered in the order the calls were made. */
@@ -355,6 +373,7 @@ export class GuestRun {
       for (const timer of this.#timers.values()) for (const handle of [timer.callback, ...timer.args]) handle.dispose();
       this.#failure?.dispose();
       this.#freeWebGlobals();
+      this.#inspector.dispose();
       this.#performance.dispose();
       for (const deferred of this.#pending.values()) deferred.dispose();
       this.#completion?.dispose();
@@ -372,8 +391,14 @@ export class GuestRun {
     return deterministic === undefined ? Date.now() : deterministic.startTime + this.#virtualMs;
   }
 
-  #log(level: number, args: QuickJSHandle[]): void {
-    const text = formatArguments(this.#context, this.#intrinsics, args);
+  /** Sends one `console` call's text; `{ error }` (a budget's stop inside the inspector) is thrown on in the guest. */
+  #log(level: number, args: QuickJSHandle[]): { error: QuickJSHandle } | undefined {
+    const text = this.#inspector.format(args);
+    if (typeof text !== 'string') return text;
+    this.#write(level, text);
+  }
+
+  #write(level: number, text: string): void {
     for (const line of text.split('\n')) {
       // Past the budget nothing more is sent: the host has already cut and marked the logs.
       if (this.#logBytes > this.#config.logBytes) return;
@@ -403,9 +428,9 @@ export class GuestRun {
       'assert',
       context.newFunction('assert', (condition, ...args) => {
         if (condition !== undefined && context.dump(condition)) return;
-        context
-          .newString(`Assertion failed${args.length > 0 ? ':' : ''}`)
-          .consume((head) => this.#log(5, [head, ...args]));
+        const text = args.length > 0 ? this.#inspector.format(args) : '';
+        if (typeof text !== 'string') return text;
+        this.#write(5, `Assertion failed${args.length > 0 ? `: ${text}` : ''}`);
       }),
     );
     this.#define(context.global, 'console', consoleObject);

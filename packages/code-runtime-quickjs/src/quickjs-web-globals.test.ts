@@ -179,12 +179,17 @@ describe('quickjs web globals', () => {
     ).toEqual([['URL', 'atob'], 'function', 'undefined', [5, 'function'], 'mine', 'function', false]);
   });
 
-  it('prints a URL as its href and other web objects by their JSON', async () => {
+  it('prints web objects as the worker-thread provider does, under their own class names', async () => {
     const result = await runtime.run({
-      program:
-        "console.log(new URL('https://a.example/x?y=1'));\nconsole.log(new TextDecoder(), new AbortController());",
+      program: `console.log(new URL('https://a.example/x?y=1'));
+console.log(new TextDecoder(), new AbortController(), new URLSearchParams('a=1&a=2'));
+return [URL.name, TextDecoder.name, AbortController.name, new URL('https://a.example').constructor.name];`,
     });
-    expect(result.logs.map((entry) => entry.text)).toEqual(["'https://a.example/x?y=1'", '{} {}']);
+    expect(result.logs.map((entry) => entry.text)).toEqual([
+      "URL { href: 'https://a.example/x?y=1', origin: 'https://a.example', protocol: 'https:', username: '', password: '', host: 'a.example', hostname: 'a.example', port: '', pathname: '/x', search: '?y=1', searchParams: URLSearchParams { y: '1' }, hash: '' }",
+      "TextDecoder { encoding: 'utf-8', fatal: false, ignoreBOM: false } AbortController { signal: AbortSignal { aborted: false } } URLSearchParams { a: [ '1', '2' ] }",
+    ]);
+    expect(result.ok && result.value).toEqual(['URL', 'TextDecoder', 'AbortController', 'URL']);
   });
 
   it('harms only the program when it replaces a built-in the web globals use', async () => {

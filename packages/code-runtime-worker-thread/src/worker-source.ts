@@ -3,6 +3,7 @@
 // its own script, so it cannot import the kit when it runs.
 import {
   makeEncodingGlobals,
+  makeInspector,
   makePrintf,
   makeSearchParams,
   makeUrlGlobals,
@@ -10,7 +11,6 @@ import {
   makeWebBasics,
 } from '../../code-runtime-kit/dist/web-globals.js';
 import { makeClock } from './prelude-clock.js';
-import { makeInspector } from './prelude-inspect.js';
 import { captureIntrinsics } from './prelude-intrinsics.js';
 import { makeJsonWriter } from './prelude-json.js';
 import { makeLogWriter } from './prelude-log.js';

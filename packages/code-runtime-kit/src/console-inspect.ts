@@ -1,15 +1,106 @@
-import type { makePrintf } from '@sluice/code-runtime-kit';
-import type { PreludeIntrinsics } from './prelude-intrinsics.js';
+import type { makePrintf, PrintfIntrinsics } from './console-printf.js';
+
+/** The built-ins {@link makeInspector} uses, taken before a program could replace them. */
+export interface InspectIntrinsics extends PrintfIntrinsics {
+  readonly keys: typeof Object.keys;
+  readonly getPrototypeOf: typeof Object.getPrototypeOf;
+  readonly getOwnPropertyDescriptor: typeof Object.getOwnPropertyDescriptor;
+  readonly hasOwn: typeof Object.hasOwn;
+  readonly is: typeof Object.is;
+  readonly isNotANumber: typeof Number.isNaN;
+  readonly isArray: typeof Array.isArray;
+  readonly charCodeAt: (this: string, index: number) => number;
+  readonly symbolToString: (this: symbol) => string;
+  readonly functionToString: (this: (...args: never[]) => unknown) => string;
+  readonly dateToISOString: (this: Date) => string;
+  readonly dateGetTime: (this: Date) => number;
+  readonly regExpToString: (this: RegExp) => string;
+  readonly Map: MapConstructor;
+  readonly mapGet: (this: Map<unknown, unknown>, key: unknown) => unknown;
+  readonly mapSet: (this: Map<unknown, unknown>, key: unknown, value: unknown) => Map<unknown, unknown>;
+  readonly mapDelete: (this: Map<unknown, unknown>, key: unknown) => boolean;
+  readonly objectPrototype: object;
+  readonly errorPrototype: object;
+  readonly datePrototype: object;
+  readonly regExpPrototype: object;
+  readonly mapPrototype: object;
+  readonly setPrototype: object;
+  readonly promisePrototype: object;
+  readonly typedArrayPrototype: object;
+  readonly mapEntries: (this: Map<unknown, unknown>) => Iterator<[unknown, unknown]>;
+  readonly setValues: (this: Set<unknown>) => Iterator<unknown>;
+  readonly mapSize: (this: Map<unknown, unknown>) => number;
+  readonly setSize: (this: Set<unknown>) => number;
+  readonly mapIteratorNext: (this: Iterator<[unknown, unknown]>) => IteratorResult<[unknown, unknown]>;
+  readonly setIteratorNext: (this: Iterator<unknown>) => IteratorResult<unknown>;
+  readonly typedArrayLength: (this: Uint8Array) => number;
+  readonly typedArrayName: (this: Uint8Array) => string | undefined;
+}
 
 /**
- * In-context `console` formatting, in the spirit of Node's `util.inspect` on one line. Serialised
- * with `Function.prototype.toString` into the run's context: self-contained, strict, no imports.
- * Accessors print as `[Getter]` and are never invoked; Proxy traps may run, in the context, under
- * the run's budgets. An instance of a class the prelude made (a `URL`, say), found by its prototype
- * in `described`, prints as the plain object its describer builds from the instance's private state.
+ * Captures {@link InspectIntrinsics} from the realm it runs in. Self-contained, strict, no imports:
+ * the QuickJS provider evaluates it inside its guest (the worker-thread provider's prelude captures
+ * a superset of its own).
+ */
+export function captureInspectIntrinsics(): InspectIntrinsics {
+  const typedArray = (Object.getPrototypeOf(Uint8Array) as { prototype: object }).prototype;
+  const getter = (owner: object, name: PropertyKey) => Object.getOwnPropertyDescriptor(owner, name)!.get as never;
+  return {
+    apply: Reflect.apply,
+    indexOf: String.prototype.indexOf,
+    stringSlice: String.prototype.slice,
+    stringify: JSON.stringify,
+    trunc: Math.trunc,
+    String,
+    Number,
+    keys: Object.keys,
+    getPrototypeOf: Object.getPrototypeOf,
+    getOwnPropertyDescriptor: Object.getOwnPropertyDescriptor,
+    hasOwn: Object.hasOwn,
+    is: Object.is,
+    isNotANumber: Number.isNaN,
+    isArray: Array.isArray,
+    charCodeAt: String.prototype.charCodeAt,
+    symbolToString: Symbol.prototype.toString,
+    functionToString: Function.prototype.toString,
+    dateToISOString: Date.prototype.toISOString,
+    dateGetTime: Date.prototype.getTime,
+    regExpToString: RegExp.prototype.toString,
+    Map,
+    mapGet: Map.prototype.get,
+    mapSet: Map.prototype.set,
+    mapDelete: Map.prototype.delete,
+    objectPrototype: Object.prototype,
+    errorPrototype: Error.prototype,
+    datePrototype: Date.prototype,
+    regExpPrototype: RegExp.prototype,
+    mapPrototype: Map.prototype,
+    setPrototype: Set.prototype,
+    promisePrototype: Promise.prototype,
+    typedArrayPrototype: typedArray,
+    mapEntries: Map.prototype.entries,
+    setValues: Set.prototype.values,
+    mapSize: getter(Map.prototype, 'size'),
+    setSize: getter(Set.prototype, 'size'),
+    mapIteratorNext: Object.getPrototypeOf(new Map().entries()).next,
+    setIteratorNext: Object.getPrototypeOf(new Set().values()).next,
+    typedArrayLength: getter(typedArray, 'length'),
+    typedArrayName: getter(typedArray, Symbol.toStringTag),
+  };
+}
+
+/**
+ * `console` formatting in the spirit of Node's `util.inspect` on one line, run inside the guest:
+ * the worker-thread provider serialises it with `Function.prototype.toString` into each run's
+ * context, the QuickJS provider into its guest the first time a run prints something other than
+ * text, so both print alike. Self-contained, strict, no imports.
+ * Accessors print as `[Getter]` and are never invoked; Proxy traps may run, in the guest, under
+ * the run's budgets. An instance of a class the web globals made (a `URL`, say), found by its
+ * prototype in `described`, prints as the plain object its describer builds from the instance's
+ * private state. Returns `(args) => text`, the text of one `console` call.
  */
 export function makeInspector(
-  intrinsics: PreludeIntrinsics,
+  intrinsics: InspectIntrinsics,
   printf: typeof makePrintf,
   described: ReadonlyMap<object, (value: object) => object> = new intrinsics.Map(),
 ): (args: readonly unknown[]) => string {
@@ -140,7 +231,10 @@ export function makeInspector(
     if (inherits(object, errorPrototype)) {
       const stack = getOwnPropertyDescriptor(object, 'stack');
       if (stack !== undefined && hasOwn(stack, 'value') && typeof stack.value === 'string') {
-        return programFrames(stack.value);
+        const frames = programFrames(stack.value);
+        // V8's stack starts with the name and message; QuickJS's holds only the frames.
+        if (apply(indexOf, stack.value, ['    at ']) !== 0) return frames;
+        return frames === '' ? describeError(object) : `${describeError(object)}\n${frames}`;
       }
       return describeError(object);
     }

@@ -24,6 +24,7 @@ export class GuestInspector {
   readonly #context: QuickJSContext;
   readonly #isNull: (handle: QuickJSHandle) => boolean;
   #made: { readonly inspect: QuickJSHandle; readonly describe: QuickJSHandle } | undefined;
+  #making = false;
   /** Web globals' describers registered before the inspector was made. */
   #pending: Array<[QuickJSHandle, QuickJSHandle]> = [];
 
@@ -69,6 +70,11 @@ export class GuestInspector {
     }
   }
 
+  /** Compiles the inspector unless it is: `{ error }` is what the guest threw instead (out of memory). */
+  compile(): { readonly error: QuickJSHandle } | undefined {
+    return this.#make();
+  }
+
   /** The web globals' `describe` hook: kept until the inspector exists. */
   describe(prototype: QuickJSHandle, describer: QuickJSHandle): void {
     if (this.#made === undefined) this.#pending.push([prototype.dup(), describer.dup()]);
@@ -90,17 +96,32 @@ export class GuestInspector {
   #make(): { readonly error: QuickJSHandle } | undefined {
     if (this.#made !== undefined) return undefined;
     const context = this.#context;
-    const evaluated = context.evalCode(inspectorSource, 'sluice-inspect.js');
+    // Compiling it reads built-ins, and a program may have made one a getter that prints: that
+    // print must not compile a second inspector inside the first.
+    if (this.#making)
+      return {
+        error: context.newError(
+          'console was called from a getter that console itself read while preparing to print: print after the getter returns',
+        ),
+      };
+    this.#making = true;
+    let evaluated: ReturnType<QuickJSContext['evalCode']>;
+    try {
+      evaluated = context.evalCode(inspectorSource, 'sluice-inspect.js');
+    } finally {
+      this.#making = false;
+    }
     if (evaluated.error !== undefined) return { error: evaluated.error };
     const pair = evaluated.value;
     this.#made = { inspect: context.getProp(pair, 0), describe: context.getProp(pair, 1) };
     pair.dispose();
-    for (const [prototype, describer] of this.#pending) {
+    const pending = this.#pending;
+    this.#pending = [];
+    for (const [prototype, describer] of pending) {
       this.#register(prototype, describer);
       prototype.dispose();
       describer.dispose();
     }
-    this.#pending = [];
     return undefined;
   }
 
@@ -113,9 +134,43 @@ export class GuestInspector {
     return result.value.consume((text) => context.getString(text));
   }
 
+  /**
+   * Registers one describer. It can fail only when the program broke a built-in the registration
+   * uses (`Map.prototype.set`), and then that class prints by its fields: nothing is thrown.
+   */
   #register(prototype: QuickJSHandle, describer: QuickJSHandle): void {
     const context = this.#context;
-    context.unwrapResult(context.callFunction(this.#made!.describe, context.undefined, prototype, describer)).dispose();
+    const result = context.callFunction(this.#made!.describe, context.undefined, prototype, describer);
+    (result.error ?? result.value).dispose();
+  }
+}
+
+/**
+ * Whether a guest value is truthy, as `!!value` in the guest, read without running anything of the
+ * program's (an object is truthy whatever its getters, `toJSON` or traps would say).
+ */
+export function isTruthy(
+  context: QuickJSContext,
+  handle: QuickJSHandle,
+  isNull: (handle: QuickJSHandle) => boolean,
+): boolean {
+  switch (context.typeof(handle)) {
+    case 'undefined':
+      return false;
+    case 'boolean':
+      return context.dump(handle) === true;
+    case 'number': {
+      const value = context.getNumber(handle);
+      return value !== 0 && !Number.isNaN(value);
+    }
+    case 'bigint':
+      return context.getBigInt(handle) !== 0n;
+    case 'string':
+      return context.getString(handle) !== '';
+    case 'object':
+      return !isNull(handle);
+    default:
+      return true; // functions and symbols
   }
 }
 

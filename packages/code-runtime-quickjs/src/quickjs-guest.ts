@@ -7,7 +7,7 @@ import type {
 } from 'quickjs-emscripten-core';
 import type { QuickJsEnding, QuickJsRunConfig, QuickJsStopCause, QuickJsToHost, WasmMemory } from './quickjs-frames.js';
 import { type GuestRandom, seededRandom, systemRandom, uuidFrom, virtualDateSource } from './quickjs-guest-clock.js';
-import { GuestInspector } from './quickjs-guest-inspect.js';
+import { GuestInspector, isTruthy } from './quickjs-guest-inspect.js';
 import { installLazyWebGlobals, lazyWebGlobals, probedNames } from './quickjs-guest-surface.js';
 import {
   captureIntrinsics,
@@ -101,9 +101,7 @@ export class GuestRun {
     try {
       this.#context = this.#runtime.newContext();
       this.#intrinsics = captureIntrinsics(this.#context);
-      this.#inspector = new GuestInspector(this.#context, (handle) =>
-        isSame(this.#context, this.#intrinsics, handle, this.#context.null),
-      );
+      this.#inspector = new GuestInspector(this.#context, this.#isNull);
       const timers = this.#installTimers();
       this.#performance = this.#installClock();
       this.#installConsole();
@@ -143,7 +141,16 @@ export class GuestRun {
     this.#turn(() => {
       const context = this.#context;
       this.#define(this.#performance, 'timeOrigin', context.newNumber(this.#startTime));
-      if (this.#config.deterministic !== undefined) this.#installVirtualDate();
+      if (this.#config.deterministic !== undefined) {
+        this.#installVirtualDate();
+        // Compiled before the program, console reads built-ins the program has not replaced, so what
+        // a run prints never depends on whether its context was warmed while the thread was idle.
+        const failed = this.#inspector.compile();
+        if (failed !== undefined) {
+          this.#endWithThrown(failed.error);
+          return;
+        }
+      }
       this.#installBindings(bindings);
       const evaluated = context.evalCode(code, 'program.js');
       if (evaluated.error !== undefined) {
@@ -392,6 +399,10 @@ export class GuestRun {
   }
 
   /** Sends one `console` call's text; `{ error }` (a budget's stop inside the inspector) is thrown on in the guest. */
+  /** Whether a guest value is `null` (without running anything of the program's). */
+  readonly #isNull = (handle: QuickJSHandle): boolean =>
+    isSame(this.#context, this.#intrinsics, handle, this.#context.null);
+
   #log(level: number, args: QuickJSHandle[]): { error: QuickJSHandle } | undefined {
     const text = this.#inspector.format(args);
     if (typeof text !== 'string') return text;
@@ -427,7 +438,7 @@ export class GuestRun {
       consoleObject,
       'assert',
       context.newFunction('assert', (condition, ...args) => {
-        if (condition !== undefined && context.dump(condition)) return;
+        if (condition !== undefined && isTruthy(context, condition, this.#isNull)) return;
         const text = args.length > 0 ? this.#inspector.format(args) : '';
         if (typeof text !== 'string') return text;
         this.#write(5, `Assertion failed${args.length > 0 ? `: ${text}` : ''}`);

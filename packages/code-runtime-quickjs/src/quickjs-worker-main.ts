@@ -131,7 +131,8 @@ function start(module: QuickJSWASMModule): void {
       idleWork = undefined;
       // Runs back to back leave no idle time: what ended before is freed now, not left to pile up.
       while (ended.length > 1) freeEnded();
-      const run = spares.shift() ?? prepare(module);
+      // A spare made before the engine failed (a runtime that would not free) is not used either.
+      const run = broken === undefined ? (spares.shift() ?? prepare(module)) : undefined;
       if (run === undefined) {
         // The run has not started: the host gives it to another thread and ends this one.
         send({ type: 'refused', seq: message.seq, reason: broken ?? 'the engine failed' });

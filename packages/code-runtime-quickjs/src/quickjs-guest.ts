@@ -398,11 +398,11 @@ export class GuestRun {
     return deterministic === undefined ? Date.now() : deterministic.startTime + this.#virtualMs;
   }
 
-  /** Sends one `console` call's text; `{ error }` (a budget's stop inside the inspector) is thrown on in the guest. */
   /** Whether a guest value is `null` (without running anything of the program's). */
   readonly #isNull = (handle: QuickJSHandle): boolean =>
     isSame(this.#context, this.#intrinsics, handle, this.#context.null);
 
+  /** Sends one `console` call's text; `{ error }` (a budget's stop inside the inspector) is thrown on in the guest. */
   #log(level: number, args: QuickJSHandle[]): { error: QuickJSHandle } | undefined {
     const text = this.#inspector.format(args);
     if (typeof text !== 'string') return text;

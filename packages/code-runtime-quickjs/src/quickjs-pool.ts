@@ -21,7 +21,8 @@ interface Waiter {
 /**
  * `poolSize` long-lived QuickJS worker threads, each serving one run at a time with a fresh
  * QuickJS runtime. A thread that trapped, was terminated or grew its memory is replaced; runs wait
- * in arrival order for a free thread, and one that ends while waiting leaves the queue.
+ * in arrival order for a free thread, and one that ends while waiting leaves the queue. An arriving
+ * run gets the thread freed last, which is still warm, while the others stay asleep.
  */
 export class QuickJsPool {
   readonly #settings: ResolvedQuickJsSettings;
@@ -57,7 +58,7 @@ export class QuickJsPool {
 
   /** Resolves with an idle thread for `run`, or `undefined` if the run ended first. */
   acquire(run: RunController): Promise<QuickJsSlot | undefined> {
-    const idle = this.#idle.shift();
+    const idle = this.#idle.pop();
     if (idle !== undefined) return Promise.resolve(idle);
     this.#halted = false;
     this.#fill();

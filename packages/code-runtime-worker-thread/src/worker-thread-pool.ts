@@ -15,7 +15,8 @@ const maxBootFailures = 3;
  * worker thread. A process whose worker was replaced (after a run ended any way other than the
  * program finishing by itself) comes back when it says it is ready; a process that died is
  * replaced in the background. Runs wait in arrival order for a free process; a run that ends while
- * waiting (wall clock, cancellation) leaves the queue.
+ * waiting (wall clock, cancellation) leaves the queue. An arriving run gets the process freed last,
+ * which is still warm, while the others stay asleep.
  */
 export class WorkerPool {
   readonly #settings: ResolvedWorkerThreadSettings;
@@ -34,7 +35,7 @@ export class WorkerPool {
 
   /** Resolves with an idle worker for `run`, or `undefined` if the run ended first (the run is then already finished). */
   acquire(run: RunController): Promise<WorkerProcess | undefined> {
-    const idle = this.#idle.shift();
+    const idle = this.#idle.pop();
     if (idle !== undefined) return Promise.resolve(idle);
     this.#bootFailures = 0;
     this.#fill();

@@ -97,12 +97,15 @@ export function captureInspectIntrinsics(): InspectIntrinsics {
  * Accessors print as `[Getter]` and are never invoked; Proxy traps may run, in the guest, under
  * the run's budgets. An instance of a class the web globals made (a `URL`, say), found by its
  * prototype in `described`, prints as the plain object its describer builds from the instance's
- * private state. Returns `(args) => text`, the text of one `console` call.
+ * private state. What a value's getters and traps throw prints as `[value that could not be
+ * inspected]`, except what `fatal` says the engine threw to end the run (QuickJS's catchable out of
+ * memory), which is thrown on. Returns `(args) => text`, the text of one `console` call.
  */
 export function makeInspector(
   intrinsics: InspectIntrinsics,
   printf: typeof makePrintf,
   described: ReadonlyMap<object, (value: object) => object> = new intrinsics.Map(),
+  fatal: (error: unknown) => boolean = () => false,
 ): (args: readonly unknown[]) => string {
   const {
     apply,
@@ -376,7 +379,8 @@ export function makeInspector(
   function show(value: unknown): string {
     try {
       return typeof value === 'string' ? value : format(value, 0, new MapConstructor<object, true>());
-    } catch {
+    } catch (error) {
+      if (fatal(error)) throw error;
       return '[value that could not be inspected]';
     }
   }
@@ -398,7 +402,8 @@ export function makeInspector(
       let piece: string;
       try {
         piece = typeof value === 'string' ? value : format(value, 0, new MapConstructor<object, true>());
-      } catch {
+      } catch (error) {
+        if (fatal(error)) throw error;
         piece = '[value that could not be inspected]';
       }
       text += index === 0 ? piece : ` ${piece}`;

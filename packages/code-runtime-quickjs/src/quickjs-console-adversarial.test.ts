@@ -412,6 +412,36 @@ console.log(new Map([[1, { a: 1 }]])); return 'printed';`,
       await runtime.dispose();
     }
   }, 40_000);
+  it('ends a run whose Proxy trap, run by the inspector, exhausts the memory, as memory (as the worker-thread provider does)', async () => {
+    // The inspector catches what a value's traps throw; the engine's out of memory is thrown on
+    // (before, the line read "[value that could not be inspected]" and the run ended ok).
+    const program = `const keep: any[] = [];
+const p = new Proxy({}, { ownKeys() { for (;;) keep.push(new Array(1e4).fill(1)); } });
+console.log(p);
+return 'survived';`;
+    const runtime = createQuickJsCodeRuntime({ poolSize: 1, wallTimeMs: 10_000, memoryBytes: 16 * 1024 * 1024 });
+    try {
+      const result = await outcome(runtime, program);
+      expect({ ok: result.ok, kind: result.kind, logs: result.logs }).toEqual({ ok: false, kind: 'memory', logs: [] });
+      await expectClean(runtime);
+    } finally {
+      await runtime.dispose();
+    }
+  }, 30_000);
+
+  it('prints an object of 1e6 keys at the default memory budget as the worker-thread provider does, or ends as memory', async () => {
+    const program = `const o: any = {}; for (let i = 0; i < 1e6; i++) o['k' + i] = i; console.log(o); return 1;`;
+    const runtime = createQuickJsCodeRuntime({ poolSize: 1, wallTimeMs: 20_000 });
+    try {
+      const [mine, theirs] = await Promise.all([outcome(runtime, program), outcome(worker, program)]);
+      expect(theirs.logs[0]).toMatch(/^\{ k0: 0, k1: 1, .* \.\.\. 999900 more properties \}$/);
+      // Never a silent placeholder.
+      if (mine.ok) expect(mine.logs).toEqual(theirs.logs);
+      else expect(mine.kind).toBe('memory');
+    } finally {
+      await runtime.dispose();
+    }
+  }, 40_000);
 });
 
 describe('QuickJS console.assert with hostile conditions', () => {

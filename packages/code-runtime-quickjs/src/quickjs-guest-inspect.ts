@@ -15,7 +15,10 @@ const inspectorSource = `(() => {
 'use strict';
 const __name = (target) => target;
 const described = new Map(), set = Map.prototype.set, apply = Reflect.apply;
-const inspect = (${makeInspector})((${captureInspectIntrinsics})(), ${makePrintf}, described);
+const getPrototypeOf = Object.getPrototypeOf, own = Object.getOwnPropertyDescriptor, internal = InternalError.prototype;
+// The engine's out of memory, catchable in QuickJS: thrown on, so the run ends as memory.
+const fatal = (error) => typeof error === 'object' && error !== null && getPrototypeOf(error) === internal && own(error, 'message')?.value === 'out of memory';
+const inspect = (${makeInspector})((${captureInspectIntrinsics})(), ${makePrintf}, described, fatal);
 return [(...args) => inspect(args), (prototype, describer) => { apply(set, described, [prototype, describer]); }];
 })()`;
 

@@ -44,6 +44,6 @@ describe('the zygote watchdog', () => {
   it('replaces a zygote that answers none of its forks, saying how long it waited', { timeout: 20_000 }, async () => {
     const { answered, death } = await burst(3, 0, 300);
     expect(answered).toEqual([]);
-    expect(death).toBe('the Python zygote answered none of the 3 forks waiting on it for 300 ms');
+    expect(death).toBe('the Python zygote did not answer any of the 3 forks waiting on it for 300 ms');
   });
 });

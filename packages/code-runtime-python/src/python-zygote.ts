@@ -129,7 +129,8 @@ export class Zygote {
   #arm(): ReturnType<typeof setTimeout> {
     return setTimeout(() => {
       const waiting = this.#unanswered.size;
-      this.#die(`the Python zygote answered none of the ${waiting} forks waiting on it for ${this.responseMs} ms`);
+      const forks = waiting === 1 ? 'the fork' : `any of the ${waiting} forks`;
+      this.#die(`the Python zygote did not answer ${forks} waiting on it for ${this.responseMs} ms`);
     }, this.responseMs);
   }
 

@@ -1,8 +1,9 @@
 // Hostile programs against console's guest inspector (quickjs-guest-inspect.ts): values whose
 // traps and getters throw or never return, tampered built-ins before the inspector is compiled,
 // budgets reached inside a print, re-entrant prints, bursts. Each run must settle as a result (never
-// a host exception, never past its wall clock), the next run must print as if nothing happened, and
-// the text must be what the worker-thread provider prints.
+// a host exception; a budget that ends it names itself as the failure kind, no elapsed time is
+// asserted), the next run must print as if nothing happened, and the text must be what the
+// worker-thread provider prints.
 //
 import { format } from 'node:util';
 import variant from '@jitl/quickjs-ng-wasmfile-release-sync';
@@ -17,17 +18,14 @@ interface Outcome {
   readonly value?: unknown;
   readonly kind?: string;
   readonly logs: string[];
-  readonly ms: number;
 }
 
 type Runner = { run(request: { program: string }): Promise<import('@sluice/code-runtime').CodeRunResult> };
 
 async function outcome(runtime: Runner, program: string): Promise<Outcome> {
-  const started = Date.now();
   const result = await runtime.run({ program });
-  const ms = Date.now() - started;
   const logs = result.logs.map((line) => line.text);
-  return result.ok ? { ok: true, value: result.value, logs, ms } : { ok: false, kind: result.failure.kind, logs, ms };
+  return result.ok ? { ok: true, value: result.value, logs } : { ok: false, kind: result.failure.kind, logs };
 }
 
 /** A bare QuickJS context with a GuestInspector, as GuestRun makes it (no budgets). */
@@ -271,7 +269,6 @@ return printed.length;`;
       try {
         const { warm, cold } = await warmAndCold(runtime, tamper + printing);
         for (const result of [warm, cold]) {
-          expect(result.ms).toBeLessThan(5_000);
           expect(result.ok ? 'ok' : result.kind).toMatch(/^(ok|exception)$/);
         }
         await expectClean(runtime);
@@ -338,7 +335,6 @@ for (;;) console.log(p, '%o', p);`,
       ]) {
         const result = await outcome(runtime, program);
         expect(result.ok ? 'ok' : result.kind).toBe('timeout');
-        expect(result.ms).toBeLessThan(5_000);
         expect(result.logs.at(-1)).toMatch(/log budget is used up/);
       }
       await expectClean(runtime);
@@ -362,7 +358,6 @@ for (;;) console.log(p, '%o', p);`,
       ]) {
         const result = await outcome(runtime, program);
         expect(result.ok ? `ok ${result.value}` : result.kind).toBe('timeout');
-        expect(result.ms).toBeLessThan(3_000);
       }
       await expectClean(runtime);
     } finally {
@@ -384,7 +379,6 @@ for (;;) console.log(p, '%o', p);`,
         `const p = new Proxy({}, { ownKeys() { console.log('%o %s', p, p); return []; } }); console.log(p); return 1;`,
       );
       expect(doubling.ok ? 'ok' : doubling.kind).toBe('timeout');
-      expect(doubling.ms).toBeLessThan(5_000);
       await expectClean(runtime);
     } finally {
       await runtime.dispose();
@@ -465,7 +459,6 @@ return reads;`;
     const runtime = createQuickJsCodeRuntime({ poolSize: 1, wallTimeMs: 1_500 });
     try {
       const result = await outcome(runtime, program);
-      expect(result.ms).toBeLessThan(3_000);
       expect(result.ok ? result.value : result.kind).toBe('returned');
     } finally {
       await runtime.dispose();

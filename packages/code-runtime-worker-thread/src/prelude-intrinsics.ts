@@ -1,67 +1,29 @@
+import type { InspectIntrinsics } from '@sluice/code-runtime-kit';
 /**
  * The built-ins the in-context prelude captures before the program runs, so that a program that
  * replaces `JSON.stringify`, `Array.prototype.push` or `Object.keys` cannot change how its logs,
- * calls and result are reported. Types only: the values live in the run's context.
+ * calls and result are reported; `console`'s inspector's share of them is the kit's
+ * `InspectIntrinsics`. Types only: the values live in the run's context.
  */
-export interface PreludeIntrinsics {
-  readonly apply: typeof Reflect.apply;
+export interface PreludeIntrinsics extends InspectIntrinsics {
   readonly construct: typeof Reflect.construct;
   readonly defineProperty: typeof Object.defineProperty;
   readonly freeze: typeof Object.freeze;
   readonly create: typeof Object.create;
-  readonly keys: typeof Object.keys;
-  readonly getPrototypeOf: typeof Object.getPrototypeOf;
-  readonly getOwnPropertyDescriptor: typeof Object.getOwnPropertyDescriptor;
   readonly getOwnPropertySymbols: typeof Object.getOwnPropertySymbols;
-  readonly is: typeof Object.is;
-  readonly hasOwn: typeof Object.hasOwn;
-  readonly isArray: typeof Array.isArray;
   readonly arrayFrom: typeof Array.from;
-  readonly stringify: typeof JSON.stringify;
   readonly parse: typeof JSON.parse;
-  readonly String: StringConstructor;
-  readonly Number: NumberConstructor;
-  readonly trunc: typeof Math.trunc;
   readonly max: typeof Math.max;
   readonly min: typeof Math.min;
-  readonly isNotANumber: typeof Number.isNaN;
-  readonly charCodeAt: (this: string, index: number) => number;
-  readonly stringSlice: (this: string, start?: number, end?: number) => string;
-  readonly indexOf: (this: string, search: string, from?: number) => number;
-  readonly symbolToString: (this: symbol) => string;
-  readonly functionToString: (this: unknown) => string;
-  readonly dateToISOString: (this: Date) => string;
-  readonly dateGetTime: (this: Date) => number;
-  readonly regExpToString: (this: RegExp) => string;
   readonly Promise: PromiseConstructor;
   readonly promiseThen: typeof Promise.prototype.then;
   readonly Error: ErrorConstructor;
   readonly TypeError: TypeErrorConstructor;
   readonly RangeError: RangeErrorConstructor;
   readonly Proxy: ProxyConstructor;
-  readonly Map: MapConstructor;
-  readonly mapGet: (this: Map<unknown, unknown>, key: unknown) => unknown;
-  readonly mapSet: (this: Map<unknown, unknown>, key: unknown, value: unknown) => unknown;
-  readonly mapDelete: (this: Map<unknown, unknown>, key: unknown) => boolean;
   readonly mapHas: (this: Map<unknown, unknown>, key: unknown) => boolean;
-  readonly objectPrototype: object;
   readonly arrayPrototype: object;
   readonly bigintPrototype: object;
-  readonly errorPrototype: object;
-  readonly datePrototype: object;
-  readonly regExpPrototype: object;
-  readonly mapPrototype: object;
-  readonly setPrototype: object;
-  readonly promisePrototype: object;
-  readonly typedArrayPrototype: object;
-  readonly mapEntries: (this: Map<unknown, unknown>) => Iterator<[unknown, unknown]>;
-  readonly setValues: (this: Set<unknown>) => Iterator<unknown>;
-  readonly mapSize: (this: Map<unknown, unknown>) => number;
-  readonly setSize: (this: Set<unknown>) => number;
-  readonly mapIteratorNext: (this: Iterator<[unknown, unknown]>) => IteratorResult<[unknown, unknown]>;
-  readonly setIteratorNext: (this: Iterator<unknown>) => IteratorResult<unknown>;
-  readonly typedArrayLength: (this: Uint8Array) => number;
-  readonly typedArrayName: (this: Uint8Array) => string | undefined;
   readonly arrayBufferByteLength: (this: ArrayBuffer) => number;
   readonly Int32Array: Int32ArrayConstructor;
   readonly Uint16Array: Uint16ArrayConstructor;

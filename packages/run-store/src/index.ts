@@ -6,6 +6,7 @@ export {
   type JournalOutcome,
   type PauseDecision,
   type PauseRecord,
+  type RunLease,
   type RunRecord,
   type RunStatus,
   type RunStore,
@@ -16,6 +17,7 @@ export {
   RunStoreConflictError,
   RunStoreError,
   RunStoreExpiredError,
+  RunStoreLeaseLostError,
   RunStoreLimitError,
   RunStoreNotFoundError,
 } from './run-store-errors.js';

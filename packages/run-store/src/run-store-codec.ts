@@ -113,6 +113,7 @@ export interface RunRow {
   outcome: string | null;
   owner: string | null;
   lease_expires_at: number | string | null;
+  fence: number | string;
   created_at: number | string;
   updated_at: number | string;
 }
@@ -133,6 +134,7 @@ export function runRecord(row: RunRow): RunRecord {
     status: row.status,
     ...(row.outcome === null ? {} : { outcome: parseText(row.outcome) }),
     ...(row.owner === null ? {} : { owner: row.owner, leaseExpiresAt: optional(row.lease_expires_at) }),
+    fence: Number(row.fence),
     createdAt: milliseconds(row.created_at),
     updatedAt: milliseconds(row.updated_at),
   };
@@ -179,6 +181,7 @@ export interface PauseRow {
   created_at: number | string;
   expires_at: number | string;
   decision: string | null;
+  started_at: number | string | null;
 }
 
 export function pauseRecord(row: PauseRow): PauseRecord {
@@ -192,5 +195,6 @@ export function pauseRecord(row: PauseRow): PauseRecord {
     createdAt: milliseconds(row.created_at),
     expiresAt: milliseconds(row.expires_at),
     ...(row.decision === null ? {} : { decision: parseText<PauseDecision>(row.decision) }),
+    ...(row.started_at === null ? {} : { startedAt: milliseconds(row.started_at) }),
   };
 }

@@ -5,6 +5,7 @@ const conflictMarker: unique symbol = Symbol.for('sluice.error.RunStoreConflictE
 const notFoundMarker: unique symbol = Symbol.for('sluice.error.RunStoreNotFoundError');
 const expiredMarker: unique symbol = Symbol.for('sluice.error.RunStoreExpiredError');
 const limitMarker: unique symbol = Symbol.for('sluice.error.RunStoreLimitError');
+const leaseLostMarker: unique symbol = Symbol.for('sluice.error.RunStoreLeaseLostError');
 
 function hasMarker(error: unknown, marker: symbol): boolean {
   return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[marker] === true;
@@ -82,5 +83,22 @@ export class RunStoreLimitError extends RunStoreError {
 
   static override isInstance(error: unknown): error is RunStoreLimitError {
     return hasMarker(error, limitMarker);
+  }
+}
+
+/**
+ * A write carried a lease that no longer holds its run: another host claimed the run since (after
+ * this one's lease lapsed, or because this host's own process claimed it again). Nothing was written.
+ */
+export class RunStoreLeaseLostError extends RunStoreError {
+  readonly [leaseLostMarker] = true;
+
+  constructor(options: SluiceErrorOptions) {
+    super(options);
+    this.name = 'RunStoreLeaseLostError';
+  }
+
+  static override isInstance(error: unknown): error is RunStoreLeaseLostError {
+    return hasMarker(error, leaseLostMarker);
   }
 }

@@ -74,6 +74,14 @@ export const runStoreMigrations: readonly RunStoreMigration[] = [
       )`,
     ],
   },
+  {
+    version: 2,
+    name: 'fencing tokens, started approved calls',
+    statements: [
+      'ALTER TABLE sluice_runs ADD COLUMN fence bigint NOT NULL DEFAULT 1',
+      'ALTER TABLE sluice_pauses ADD COLUMN started_at bigint',
+    ],
+  },
 ];
 
 /**

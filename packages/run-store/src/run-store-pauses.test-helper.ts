@@ -6,6 +6,7 @@ import {
   RunStoreConflictError,
   RunStoreError,
   RunStoreExpiredError,
+  RunStoreLeaseLostError,
   RunStoreNotFoundError,
 } from './run-store-errors.js';
 
@@ -80,13 +81,60 @@ export function describePauseBehaviour(store: CurrentStore): void {
     });
   });
 
+  describe('startPausedCall', () => {
+    it('marks the approved call started once: the first execution gets true, any later one false', async () => {
+      const start = startRecord();
+      const lease = await store().createRun(start, 'host-a', 60_000);
+      const pause = {
+        token: newToken(),
+        runId: start.runId,
+        seq: 1,
+        tool: 'pay',
+        input: {},
+        reason: 'r',
+        createdAt: 1,
+        expiresAt: Date.now() + 60_000,
+      };
+      await store().createPause(pause, lease);
+      await store().decidePause(pause.token, { decision: 'allow' });
+      expect(await store().startPausedCall(pause.token, lease)).toBe(true);
+      expect((await store().getPause(pause.token))?.startedAt).toEqual(expect.any(Number));
+      const next = await store().claimRun(start.runId, 'host-a', 60_000);
+      expect(await store().startPausedCall(pause.token, next!)).toBe(false);
+    });
+
+    it('refuses a lease that was claimed since, and a token of another run', async () => {
+      const start = startRecord();
+      const stale = await store().createRun(start, 'host-a', 0);
+      const pause = {
+        token: newToken(),
+        runId: start.runId,
+        seq: 1,
+        tool: 'pay',
+        input: {},
+        reason: 'r',
+        createdAt: 1,
+        expiresAt: Date.now() + 60_000,
+      };
+      await store().createPause(pause, stale);
+      const fresh = await store().claimRun(start.runId, 'host-b', 60_000);
+      expect(RunStoreLeaseLostError.isInstance(await rejectionOf(store().startPausedCall(pause.token, stale)))).toBe(
+        true,
+      );
+      expect((await store().getPause(pause.token))?.startedAt).toBeUndefined();
+      expect(RunStoreNotFoundError.isInstance(await rejectionOf(store().startPausedCall(newToken(), fresh!)))).toBe(
+        true,
+      );
+    });
+  });
+
   describe('decidePause', () => {
     it('records the first decision and resolves the pause as stored; later decisions do not replace it', async () => {
       const pause = await pausedRun();
       const allowed = await store().decidePause(pause.token, { decision: 'allow' }, 1_500_000);
-      expect(allowed).toEqual({ ...pause, decision: { decision: 'allow' } });
+      expect(allowed).toEqual({ ...pause, decision: { decision: 'allow' }, applied: true });
       const again = await store().decidePause(pause.token, { decision: 'deny', reason: 'no' }, 1_600_000);
-      expect(again.decision).toEqual({ decision: 'allow' });
+      expect(again).toMatchObject({ decision: { decision: 'allow' }, applied: false });
       expect((await store().getPause(pause.token))?.decision).toEqual({ decision: 'allow' });
     });
 
@@ -101,6 +149,7 @@ export function describePauseBehaviour(store: CurrentStore): void {
       const stored = (await store().getPause(pause.token))?.decision;
       expect(stored).toBeDefined();
       for (const result of results) expect(result.decision).toEqual(stored);
+      expect(results.filter((result) => result.applied)).toHaveLength(1);
     });
 
     it('keeps a denial’s reason and nothing else of the decision', async () => {

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { awkwardText, type CurrentStore, rejectionOf, startRecord } from './run-store-behaviour.test-helper.js';
-import { RunStoreConflictError, RunStoreError, RunStoreNotFoundError } from './run-store-errors.js';
+import {
+  RunStoreConflictError,
+  RunStoreError,
+  RunStoreLeaseLostError,
+  RunStoreNotFoundError,
+} from './run-store-errors.js';
 
 export function describeRunBehaviour(store: CurrentStore): void {
   describe('createRun and getRun', () => {
@@ -78,9 +83,9 @@ export function describeRunBehaviour(store: CurrentStore): void {
     it('refuses a live lease held by another owner, and renews the holder’s own', async () => {
       const start = startRecord();
       await store().createRun(start, 'host-a', 60_000);
-      expect(await store().claimRun(start.runId, 'host-b', 60_000)).toBe(false);
+      expect(await store().claimRun(start.runId, 'host-b', 60_000)).toBeUndefined();
       expect((await store().getRun(start.runId))?.owner).toBe('host-a');
-      expect(await store().claimRun(start.runId, 'host-a', 120_000)).toBe(true);
+      expect(await store().claimRun(start.runId, 'host-a', 120_000)).toMatchObject({ owner: 'host-a', fence: 2 });
       const run = await store().getRun(start.runId);
       expect(run?.leaseExpiresAt).toBeGreaterThanOrEqual((run?.createdAt ?? 0) + 120_000);
     });
@@ -88,22 +93,23 @@ export function describeRunBehaviour(store: CurrentStore): void {
     it('hands the run to another owner once the lease has expired', async () => {
       const start = startRecord();
       await store().createRun(start, 'host-a', 1_000);
-      expect(await store().claimRun(start.runId, 'host-b', 60_000)).toBe(false);
+      expect(await store().claimRun(start.runId, 'host-b', 60_000)).toBeUndefined();
       await new Promise((resolve) => setTimeout(resolve, 1_100));
-      expect(await store().claimRun(start.runId, 'host-b', 60_000)).toBe(true);
+      expect(await store().claimRun(start.runId, 'host-b', 60_000)).toMatchObject({ owner: 'host-b', fence: 2 });
       expect((await store().getRun(start.runId))?.owner).toBe('host-b');
-      expect(await store().claimRun(start.runId, 'host-a', 60_000)).toBe(false);
+      expect(await store().claimRun(start.runId, 'host-a', 60_000)).toBeUndefined();
     });
 
     it('releases only for the owner, and a released run is free for anyone', async () => {
       const start = startRecord();
-      await store().createRun(start, 'host-a', 60_000);
-      await store().releaseRun(start.runId, 'host-b');
+      const lease = await store().createRun(start, 'host-a', 60_000);
+      await store().releaseRun({ ...lease, owner: 'host-b' });
+      await store().releaseRun({ ...lease, fence: 2 });
       expect((await store().getRun(start.runId))?.owner).toBe('host-a');
-      await store().releaseRun(start.runId, 'host-a');
+      await store().releaseRun(lease);
       const released = await store().getRun(start.runId);
       expect(released && ('owner' in released || 'leaseExpiresAt' in released)).toBe(false);
-      expect(await store().claimRun(start.runId, 'host-b', 60_000)).toBe(true);
+      expect(await store().claimRun(start.runId, 'host-b', 60_000)).toMatchObject({ owner: 'host-b' });
     });
 
     it('lets exactly one of many concurrent claimants win', async () => {
@@ -111,14 +117,87 @@ export function describeRunBehaviour(store: CurrentStore): void {
       await store().createRun(start, 'crashed-host', 0);
       const owners = Array.from({ length: 12 }, (_, index) => `host-${index}`);
       const results = await Promise.all(owners.map((owner) => store().claimRun(start.runId, owner, 60_000)));
-      expect(results.filter(Boolean)).toHaveLength(1);
-      expect((await store().getRun(start.runId))?.owner).toBe(owners[results.indexOf(true)]);
+      const winners = results.filter((lease) => lease !== undefined);
+      expect(winners).toHaveLength(1);
+      expect(winners[0]?.fence).toBe(2);
+      expect((await store().getRun(start.runId))?.owner).toBe(winners[0]?.owner);
     });
 
     it('rejects a claim of an unknown run with RunStoreNotFoundError', async () => {
       const error = await rejectionOf(store().claimRun('no-such-run', 'host-a', 1_000));
       expect(RunStoreNotFoundError.isInstance(error)).toBe(true);
       expect(error.message).toMatch(/No run "no-such-run".*createRun/);
+    });
+  });
+
+  describe('leases and fencing', () => {
+    it('renews a lease it still holds, keeping its fence, and not one that was claimed since', async () => {
+      const start = startRecord();
+      const lease = await store().createRun(start, 'host-a', 1_000);
+      expect(lease).toMatchObject({ runId: start.runId, owner: 'host-a', fence: 1 });
+      const renewed = await store().renewRun(lease, 60_000);
+      expect(renewed).toMatchObject({ owner: 'host-a', fence: 1 });
+      expect(renewed?.expiresAt).toBeGreaterThan(lease.expiresAt);
+      // The same owner claiming again (a second execution in one process) fences the first.
+      expect(await store().claimRun(start.runId, 'host-a', 60_000)).toMatchObject({ fence: 2 });
+      expect(await store().renewRun(lease, 60_000)).toBeUndefined();
+    });
+
+    it('refuses every write of a lease after another host claimed the run, writing nothing', async () => {
+      const start = startRecord({ conversation: 'fenced' });
+      const stale = await store().createRun(start, 'host-a', 0);
+      await store().recordIntent(start.runId, 1, { namespace: 'tools', name: 'a', input: {} }, stale);
+      const fresh = await store().claimRun(start.runId, 'host-b', 60_000);
+      expect(fresh?.fence).toBe(2);
+      const writes: [string, () => Promise<unknown>][] = [
+        [
+          'recordIntent',
+          () => store().recordIntent(start.runId, 2, { namespace: 'tools', name: 'b', input: {} }, stale),
+        ],
+        ['recordOutcome', () => store().recordOutcome(start.runId, 1, { ok: true, value: 'stale' }, stale)],
+        ['setStatus', () => store().setStatus(start.runId, 'finished', { stale: true }, stale)],
+        [
+          'createPause',
+          () =>
+            store().createPause(
+              {
+                token: 'pause_stale_0123456789abcdef',
+                runId: start.runId,
+                seq: 1,
+                tool: 'a',
+                input: {},
+                reason: 'r',
+                createdAt: 1,
+                expiresAt: Date.now() + 60_000,
+              },
+              stale,
+            ),
+        ],
+        ['commitValues', () => store().commitValues('fenced', { k: 1 }, stale)],
+      ];
+      for (const [name, write] of writes) {
+        const error = await rejectionOf(write());
+        expect(RunStoreLeaseLostError.isInstance(error), `${name}: ${String(error)}`).toBe(true);
+        expect(error.message).toContain('claimed by another execution');
+      }
+      const journal = await store().readJournal(start.runId);
+      expect(journal.map((entry) => [entry.seq, entry.outcome])).toEqual([[1, undefined]]);
+      expect(await store().getRun(start.runId)).toMatchObject({ status: 'running', owner: 'host-b', fence: 2 });
+      expect(await store().listPauses(start.runId)).toEqual([]);
+      expect(await store().readValues('fenced')).toEqual({});
+      // The holder's writes go through.
+      await store().recordOutcome(start.runId, 1, { ok: true, value: 'fresh' }, fresh);
+      await store().setStatus(start.runId, 'finished', { fresh: true }, fresh);
+      expect((await store().getRun(start.runId))?.outcome).toEqual({ fresh: true });
+    });
+
+    it('refuses a lease of another run, and a malformed one, with a RunStoreError', async () => {
+      const start = startRecord();
+      const lease = await store().createRun(start, 'host-a', 60_000);
+      await expect(store().setStatus('another-run', 'paused', undefined, lease)).rejects.toThrow(/lease is for run/);
+      await expect(store().setStatus(start.runId, 'paused', undefined, { ...lease, fence: 0 })).rejects.toThrow(
+        /lease\.fence must be an integer from 1/,
+      );
     });
   });
 

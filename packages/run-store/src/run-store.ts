@@ -37,6 +37,21 @@ export interface StartRecord {
 /** Where a run is: `running` (or crashed while running), `paused` for an approval, or `finished`. */
 export type RunStatus = 'running' | 'paused' | 'finished';
 
+/**
+ * A host's hold on a run, from {@link RunStore.createRun}, {@link RunStore.claimRun} or
+ * {@link RunStore.renewRun}. Every write an execution makes carries it: once another host has
+ * claimed the run, the fencing token has moved on and those writes are refused with
+ * `RunStoreLeaseLostError`, so a host that stalled past its lease cannot change the run again.
+ */
+export interface RunLease {
+  readonly runId: string;
+  readonly owner: string;
+  /** The fencing token: 1 at creation, one more at every claim, kept by renewals. */
+  readonly fence: number;
+  /** Milliseconds since the epoch, by the database's clock, when the lease lapses unless renewed. */
+  readonly expiresAt: number;
+}
+
 /** A run as stored: its start record, where it is, and its outcome once finished. */
 export interface RunRecord {
   readonly start: StartRecord;
@@ -49,6 +64,8 @@ export interface RunRecord {
    */
   readonly owner?: string;
   readonly leaseExpiresAt?: number;
+  /** The fencing token of the latest claim (see {@link RunLease.fence}). */
+  readonly fence: number;
   /** Milliseconds since the epoch, by the database's clock. */
   readonly createdAt: number;
   readonly updatedAt: number;
@@ -100,6 +117,12 @@ export interface PauseRecord {
   readonly expiresAt: number;
   /** The first decision given; later ones do not replace it. */
   readonly decision?: PauseDecision;
+  /**
+   * When an execution started the approved call (ms since the epoch, by the database's clock; see
+   * {@link RunStore.startPausedCall}): a later execution that finds it set without an outcome knows
+   * the call may have taken effect.
+   */
+  readonly startedAt?: number;
 }
 
 /** Limits on stored values, from seed `002_680c99bef20a19ba.txt`: 256 Ki characters a value, 1 Mi in all. */
@@ -119,60 +142,94 @@ export const storedValueLimits = { valueChars: 256 * 1024, totalChars: 1024 * 10
 export interface RunStore {
   /** `pglite` or `postgres`. */
   readonly kind: string;
-  /** Writes a new run with status `running`, owned by `owner` for `leaseMs`. Rejects with {@link RunStoreConflictError} when the id exists. */
-  createRun(start: StartRecord, owner: string, leaseMs: number): Promise<void>;
+  /**
+   * Writes a new run with status `running`, held by `owner` for `leaseMs`, and resolves with that
+   * lease (fence 1). Rejects with {@link RunStoreConflictError} when the id exists.
+   */
+  createRun(start: StartRecord, owner: string, leaseMs: number): Promise<RunLease>;
   /** The run, or `undefined` for an unknown id. */
   getRun(runId: string): Promise<RunRecord | undefined>;
   /**
-   * Takes the run for `owner` until now + `leaseMs`, when nobody holds it, the lease has expired, or
-   * `owner` already holds it. Resolves `false` when another owner holds a live lease; rejects with
+   * Takes the run for `owner` until now + `leaseMs` when nobody holds it or the lease has expired,
+   * with a new fencing token (so writes under any earlier lease, this owner's too, are refused from
+   * now on). Resolves `undefined` when another owner holds a live lease; rejects with
    * {@link RunStoreNotFoundError} for an unknown run. Atomic across hosts sharing one database.
    */
-  claimRun(runId: string, owner: string, leaseMs: number): Promise<boolean>;
-  /** Gives the run up when `owner` holds it (a no-op otherwise). */
-  releaseRun(runId: string, owner: string): Promise<void>;
+  claimRun(runId: string, owner: string, leaseMs: number): Promise<RunLease | undefined>;
+  /**
+   * Extends `lease` to now + `leaseMs`, keeping its fencing token, and resolves with it; resolves
+   * `undefined` when the run was claimed since (the lease is lost, even if it had not lapsed yet by
+   * this host's clock). A lapsed lease that nobody claimed is renewed.
+   */
+  renewRun(lease: RunLease, leaseMs: number): Promise<RunLease | undefined>;
+  /** Gives the run up when `lease` still holds it (a no-op otherwise), so another host can claim it at once. */
+  releaseRun(lease: RunLease): Promise<void>;
   /**
    * Sets the status (and, for `finished`, the outcome). A finished run stays finished: later calls are
    * no-ops. Rejects with {@link RunStoreNotFoundError} for an unknown run and {@link RunStoreError}
-   * for an outcome with another status.
+   * for an outcome with another status; with `lease`, rejects with `RunStoreLeaseLostError`, writing
+   * nothing, when the run was claimed since.
    */
-  setStatus(runId: string, status: RunStatus, outcome?: JsonValue): Promise<void>;
+  setStatus(runId: string, status: RunStatus, outcome?: JsonValue, lease?: RunLease): Promise<void>;
   /**
    * Commits a call's intent before its host function runs. Resolves with the entry now stored: the
    * new one, or the one already there for `seq` (then its intent may differ: the caller compares).
-   * Rejects with {@link RunStoreNotFoundError} for an unknown run.
+   * Rejects with {@link RunStoreNotFoundError} for an unknown run; with `lease`, with
+   * `RunStoreLeaseLostError`, writing nothing, when the run was claimed since.
    */
-  recordIntent(runId: string, seq: number, intent: JournalIntent): Promise<JournalEntry>;
-  /** Commits a call's outcome. The first outcome recorded for `seq` stays; rejects with {@link RunStoreNotFoundError} without an intent. */
-  recordOutcome(runId: string, seq: number, outcome: JournalOutcome): Promise<void>;
+  recordIntent(runId: string, seq: number, intent: JournalIntent, lease?: RunLease): Promise<JournalEntry>;
+  /**
+   * Commits a call's outcome. The first outcome recorded for `seq` stays; rejects with
+   * {@link RunStoreNotFoundError} without an intent, and with `lease`, with `RunStoreLeaseLostError`
+   * when the run was claimed since.
+   */
+  recordOutcome(runId: string, seq: number, outcome: JournalOutcome, lease?: RunLease): Promise<void>;
   /** The run's journal in `seq` order. */
   readJournal(runId: string): Promise<JournalEntry[]>;
   /**
    * Writes a pause and sets the run's status to `paused` (a finished run stays finished), in one
    * transaction. Rejects with {@link RunStoreConflictError} when the token exists or the run already
-   * paused at `seq`, and {@link RunStoreNotFoundError} for an unknown run.
+   * paused at `seq`, {@link RunStoreNotFoundError} for an unknown run, and with `lease`,
+   * `RunStoreLeaseLostError` when the run was claimed since.
    */
-  createPause(pause: Omit<PauseRecord, 'decision'>): Promise<void>;
+  createPause(pause: Omit<PauseRecord, 'decision' | 'startedAt'>, lease?: RunLease): Promise<void>;
   /** The pause, or `undefined` for an unknown token. */
   getPause(token: string): Promise<PauseRecord | undefined>;
   /** The run's pauses in `seq` order (a run pauses at most once per call). */
   listPauses(runId: string): Promise<PauseRecord[]>;
   /**
-   * Records the decision when the pause has none yet and resolves with the pause as stored: the
-   * first decision wins, so deciding twice is safe. Rejects with {@link RunStoreNotFoundError} for an
-   * unknown token and {@link RunStoreExpiredError} when `now` (default `Date.now()`) is past
-   * `expiresAt` and none was given.
+   * Records the decision when the pause has none yet and resolves with the pause as stored and
+   * whether this call's decision is the one recorded: the first decision wins, so deciding twice is
+   * safe. Rejects with {@link RunStoreNotFoundError} for an unknown token and
+   * {@link RunStoreExpiredError} when `now` (default `Date.now()`) is past `expiresAt` and none was given.
    */
-  decidePause(token: string, decision: PauseDecision, now?: number): Promise<PauseRecord>;
+  decidePause(
+    token: string,
+    decision: PauseDecision,
+    now?: number,
+  ): Promise<PauseRecord & { readonly applied: boolean }>;
+  /**
+   * Marks the approved call of pause `token` as started by the execution holding `lease`, just before
+   * it runs: resolves `true` when this execution is the first, `false` when an earlier one already
+   * started it (it may have taken effect, so it must not run again unless it is replay-safe).
+   * Rejects with `RunStoreLeaseLostError` when the run was claimed since, and
+   * {@link RunStoreNotFoundError} for an unknown token.
+   */
+  startPausedCall(token: string, lease: RunLease): Promise<boolean>;
   /** The conversation's stored values. */
   readValues(conversation: string): Promise<Record<string, JsonValue>>;
   /**
    * Writes the changes of one successful run in one transaction (`null` deletes a key). Rejects with
    * {@link RunStoreLimitError}, writing nothing, when a value or the conversation's total would pass
    * {@link storedValueLimits}: a value counts the characters (UTF-16 code units) of its JSON text, the
-   * total those of every key and value of the conversation once the changes are applied.
+   * total those of every key and value of the conversation once the changes are applied. With
+   * `lease`, rejects with `RunStoreLeaseLostError`, writing nothing, when its run was claimed since.
    */
-  commitValues(conversation: string, changes: Readonly<Record<string, JsonValue | null>>): Promise<void>;
+  commitValues(
+    conversation: string,
+    changes: Readonly<Record<string, JsonValue | null>>,
+    lease?: RunLease,
+  ): Promise<void>;
   /** Closes the connection (the embedded database flushes to its directory). Idempotent. */
   close(): Promise<void>;
 }

@@ -1,4 +1,4 @@
-import type { PauseDecision, PauseRecord } from './run-store.js';
+import type { PauseDecision, PauseRecord, RunLease } from './run-store.js';
 import {
   decisionText,
   freeText,
@@ -11,14 +11,19 @@ import {
 } from './run-store-codec.js';
 import { RunStoreConflictError, RunStoreExpiredError, RunStoreNotFoundError } from './run-store-errors.js';
 import type { SqlClient, SqlQueryable } from './sql-client.js';
-import { nowSql, runExists, unknownRun } from './sql-shared.js';
+import { leaseArgument, lockHeldRun, nowSql, runExists, unknownRun } from './sql-shared.js';
 
-const pauseColumns = 'token, run_id, seq, tool, input, reason, created_at, expires_at, decision';
+const pauseColumns = 'token, run_id, seq, tool, input, reason, created_at, expires_at, decision, started_at';
 
 /** `RunStore.createPause`: the pause and the run's `paused` status in one transaction. */
-export async function createPause(client: SqlClient, pause: Omit<PauseRecord, 'decision'>): Promise<void> {
+export async function createPause(
+  client: SqlClient,
+  pause: Omit<PauseRecord, 'decision' | 'startedAt'>,
+  lease: RunLease | undefined,
+): Promise<void> {
   const token = identifier('pause.token', pause?.token);
   const runId = identifier('pause.runId', pause.runId);
+  const held = leaseArgument(runId, lease);
   const seq = sequence(pause.seq);
   const parameters = [
     token,
@@ -31,6 +36,7 @@ export async function createPause(client: SqlClient, pause: Omit<PauseRecord, 'd
     integer('pause.expiresAt', pause.expiresAt, Number.MIN_SAFE_INTEGER),
   ];
   await client.transaction(async (db) => {
+    if (held !== undefined) await lockHeldRun(db, runId, held);
     const inserted = await db.query(
       `INSERT INTO sluice_pauses (token, run_id, seq, tool, input, reason, created_at, expires_at)
        SELECT $1, $2, $3, $4, $5, $6, $7, $8 WHERE EXISTS (SELECT 1 FROM sluice_runs WHERE run_id = $2)
@@ -77,7 +83,7 @@ export async function decidePause(
   token: string,
   decision: PauseDecision,
   now: number,
-): Promise<PauseRecord> {
+): Promise<PauseRecord & { readonly applied: boolean }> {
   const parameters = [identifier('token', token), decisionText(decision), integer('now', now, 0)];
   // Of two deciders at once, the second waits for the first's row lock, re-reads the condition,
   // finds a decision and changes nothing.
@@ -96,5 +102,24 @@ export async function decidePause(
     throw new RunStoreExpiredError({
       message: `That pause expired at ${new Date(pause.expiresAt).toISOString()} with no decision: it can no longer be resumed; run the program again to ask anew.`,
     });
-  return pause;
+  return { ...pause, applied: decided.length > 0 };
+}
+
+/** `RunStore.startPausedCall`: the lease checked and the call marked started, in one transaction. */
+export async function startPausedCall(client: SqlClient, token: string, lease: RunLease): Promise<boolean> {
+  identifier('token', token);
+  const runId = identifier('lease.runId', lease?.runId);
+  const held = leaseArgument(runId, lease);
+  return client.transaction(async (db) => {
+    await lockHeldRun(db, runId, held);
+    const started = await db.query(
+      `UPDATE sluice_pauses SET started_at = ${nowSql} WHERE token = $1 AND run_id = $2 AND started_at IS NULL RETURNING token`,
+      [token, runId],
+    );
+    if (started.length > 0) return true;
+    const known = await db.query('SELECT 1 FROM sluice_pauses WHERE token = $1 AND run_id = $2', [token, runId]);
+    if (known.length === 0)
+      throw new RunStoreNotFoundError({ message: `Run ${JSON.stringify(runId)} has no pause with that token.` });
+    return false;
+  });
 }

@@ -1,10 +1,10 @@
 import type { JsonValue } from '@sluice/code-runtime';
-import { storedValueLimits } from './run-store.js';
+import { type RunLease, storedValueLimits } from './run-store.js';
 import { identifier, jsonText, parseText } from './run-store-codec.js';
 import { RunStoreError, RunStoreLimitError } from './run-store-errors.js';
 import { advisoryLockClass } from './run-store-migrations.js';
 import type { SqlClient, SqlQueryable } from './sql-client.js';
-import { nowSql } from './sql-shared.js';
+import { leaseArgument, lockHeldRun, nowSql } from './sql-shared.js';
 
 /** `RunStore.readValues`. */
 export async function readValues(db: SqlQueryable, conversation: string): Promise<Record<string, JsonValue>> {
@@ -33,11 +33,15 @@ export async function commitValues(
   client: SqlClient,
   conversation: string,
   changes: Readonly<Record<string, JsonValue | null>>,
+  lease: RunLease | undefined,
 ): Promise<void> {
   identifier('conversation', conversation);
+  const held = lease === undefined ? undefined : leaseArgument(identifier('lease.runId', lease?.runId), lease);
   const writes = valueWrites(changes);
   if (writes.length === 0) return;
   await client.transaction(async (db) => {
+    // A run that lost its lease commits nothing: the host that took it over commits its own run.
+    if (held !== undefined) await lockHeldRun(db, held.runId, held);
     // Two runs of one conversation committing at once must not pass the total together.
     await db.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [advisoryLockClass + 1, conversation]);
     // One statement for the deletions and one for the rest, whatever the number of keys (the keys

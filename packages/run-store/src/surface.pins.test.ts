@@ -11,6 +11,7 @@ describe('index exports', () => {
       'RunStoreConflictError',
       'RunStoreError',
       'RunStoreExpiredError',
+      'RunStoreLeaseLostError',
       'RunStoreLimitError',
       'RunStoreNotFoundError',
       'createPGliteRunStore',
@@ -28,6 +29,7 @@ describe('schema', () => {
   it('has these migrations, in order', () => {
     expect(runStoreMigrations.map(({ version, name }) => `${version} ${name}`)).toEqual([
       '1 runs, journal, pauses, stored values',
+      '2 fencing tokens, started approved calls',
     ]);
   });
 

@@ -126,6 +126,37 @@ describe('parseMcpConfig', () => {
     expect((await problem({ ...minimal, sluice: { durable: {} } })).setting).toBe('sluice.durable.store');
   });
 
+  it('expands variables in sluice.durable, and names the setting and the variable when one is not set', async () => {
+    const environment = { PG_URL: 'postgres://sluice:secret@db:5432/runs', RUNS: 'kept', CHAT: 'chat-7' };
+    const durable = (store: string, conversation?: string) =>
+      parseMcpConfig(
+        {
+          ...minimal,
+          sluice: {
+            runtime: { provider: 'quickjs' },
+            durable: { store, ...(conversation === undefined ? {} : { conversation }) },
+          },
+        },
+        base,
+        environment,
+      );
+    expect((await durable('${PG_URL}', '${CHAT}')).durable).toEqual({
+      store: 'postgres://sluice:secret@db:5432/runs',
+      conversation: 'chat-7',
+    });
+    expect((await durable('${RUNS}/runs')).durable).toEqual({ store: resolve(base, 'kept/runs') });
+    expect((await durable('${MISSING:-runs}')).durable).toEqual({ store: resolve(base, 'runs') });
+    await expect(durable('${NOT_SET_IN_SLUICE_TESTS}')).rejects.toMatchObject({
+      setting: 'sluice.durable.store',
+      message:
+        'sluice.durable.store uses ${NOT_SET_IN_SLUICE_TESTS}, which is not set in the environment of sluice mcp; set NOT_SET_IN_SLUICE_TESTS, or write ${NOT_SET_IN_SLUICE_TESTS:-default}.',
+    });
+    await expect(durable('${EMPTY:-}')).rejects.toMatchObject({ setting: 'sluice.durable.store' });
+    await expect(durable('runs', '${NOT_SET_IN_SLUICE_TESTS}')).rejects.toMatchObject({
+      setting: 'sluice.durable.conversation',
+    });
+  });
+
   it('takes the runtime provider out of the runtime settings', async () => {
     const config = await parseMcpConfig(
       { ...minimal, sluice: { runtime: { provider: 'quickjs', wallTimeMs: 5_000 } } },

@@ -5,6 +5,7 @@ import { type CodeRuntimeLanguage, foreignText, InvalidSettingsError } from '@sl
 import { createPolicy, type Policy, type PolicyDefinition, parsePolicy, toolBindingName } from '@sluice/permissions';
 import { checkMcpConfigShape, describe } from './mcp-config-schema.js';
 import { expandVariables } from './mcp-config-variables.js';
+import { isPostgresUrl } from './mcp-run-store.js';
 
 /** How an upstream that died is restarted: after `initialDelayMs`, doubling up to `maxDelayMs` between attempts. */
 export interface UpstreamRestartPolicy {
@@ -98,7 +99,7 @@ const defaultRestart: UpstreamRestartPolicy = { initialDelayMs: 1_000, maxDelayM
  * Checks a configuration object against the shipped JSON Schema (`@sluice/mcp/schema.json`) and
  * returns it ready to use. `baseDirectory` is where relative paths (a policy file, an upstream's
  * `cwd`) are resolved from: the config file's folder. `${VAR}` and `${VAR:-default}` in an enabled
- * server's strings are replaced from `environment` (default `process.env`); servers with
+ * server's strings and in `sluice.durable` are replaced from `environment` (default `process.env`); servers with
  * `"disabled": true` are left out. Throws {@link InvalidSettingsError} whose `setting` is the
  * offending path (`mcpServers.notes.args[1]`).
  */
@@ -153,18 +154,27 @@ export async function parseMcpConfig(
     ...(sluice.resultTokenBudget === undefined ? {} : { resultTokenBudget: sluice.resultTokenBudget }),
     resultRetentionMs: sluice.resultRetentionMs ?? defaultSpillRetentionMs,
     restart,
-    ...(sluice.durable === undefined ? {} : { durable: durableSettings(sluice.durable, baseDirectory) }),
+    ...(sluice.durable === undefined ? {} : { durable: durableSettings(sluice.durable, baseDirectory, environment) }),
   };
 }
 
 function durableSettings(
   durable: NonNullable<SluiceEntry['durable']>,
   baseDirectory: string,
+  environment: Readonly<Record<string, string | undefined>>,
 ): NonNullable<SluiceMcpConfig['durable']> {
-  const url = /^postgres(ql)?:\/\//.test(durable.store);
+  const store = expandVariables(durable.store, 'sluice.durable.store', environment);
+  if (store === '') fail('sluice.durable.store', `is empty once its variables are expanded (${durable.store})`);
+  const conversation =
+    durable.conversation === undefined
+      ? undefined
+      : expandVariables(durable.conversation, 'sluice.durable.conversation', environment);
+  if (conversation === '') {
+    fail('sluice.durable.conversation', `is empty once its variables are expanded (${durable.conversation})`);
+  }
   return {
-    store: url ? durable.store : resolve(baseDirectory, durable.store),
-    ...(durable.conversation === undefined ? {} : { conversation: durable.conversation }),
+    store: isPostgresUrl(store) ? store : resolve(baseDirectory, store),
+    ...(conversation === undefined ? {} : { conversation }),
   };
 }
 

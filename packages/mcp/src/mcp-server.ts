@@ -18,7 +18,7 @@ import { createWorkerThreadCodeRuntime } from '@sluice/code-runtime-worker-threa
 import { createContext } from '@sluice/context';
 import type { DurablePause } from '@sluice/durable';
 import type { ApprovalCallback, PermissionDecision } from '@sluice/permissions';
-import { createPGliteRunStore, createPostgresRunStore, type RunStore } from '@sluice/run-store';
+import type { RunStore } from '@sluice/run-store';
 import {
   buildCatalog,
   discoveryToolDefinitions,
@@ -27,6 +27,7 @@ import {
   serveDiscovery,
 } from './mcp-catalog.js';
 import type { SluiceMcpConfig } from './mcp-config.js';
+import { RunStoreGate } from './mcp-run-store.js';
 import { checkPolicyNames, checkRuntimeRuns } from './mcp-startup-checks.js';
 import { RunProgress } from './run-progress.js';
 import { UpstreamServer } from './upstream-server.js';
@@ -103,8 +104,9 @@ export function createSluiceMcpServer(config: SluiceMcpConfig, options: SluiceMc
   );
   if (!config.policyConfigured) log('no policy configured: every upstream tool may be called by programs');
 
-  // Durable runs are kept in this store (opened on first use), across catalog rebuilds and restarts of the server.
-  const store = config.durable === undefined ? undefined : openRunStore(config.durable.store);
+  // Durable runs are kept in this store (opened and checked by connect), across catalog rebuilds and restarts of the server.
+  const gate = config.durable === undefined ? undefined : new RunStoreGate(config.durable.store, log);
+  const store = gate?.store;
   const durable =
     store === undefined
       ? undefined
@@ -174,6 +176,9 @@ export function createSluiceMcpServer(config: SluiceMcpConfig, options: SluiceMc
       }
       return served;
     }
+    // Nothing runs over a store that does not answer (another Sluice process holds it, the database is down).
+    const refusal = await gate?.refusal(request.params.name, config.startTimeoutMs);
+    if (refusal !== undefined) return { content: [{ type: 'text', text: refusal }], isError: true };
     const controller = new AbortController();
     const onAbort = () => {
       const reason: unknown = extra.signal.reason;
@@ -250,7 +255,11 @@ export function createSluiceMcpServer(config: SluiceMcpConfig, options: SluiceMc
     upstreams,
     async connect(transport) {
       // Python without a usable interpreter would fail every run: stop here instead, saying how to fix it.
-      if (owned !== undefined && config.language === 'python') await checkRuntimeRuns(context.codeRuntime, log);
+      // So is a run store that cannot be opened; one another Sluice process holds is only a warning.
+      await Promise.all([
+        owned !== undefined && config.language === 'python' ? checkRuntimeRuns(context.codeRuntime, log) : undefined,
+        gate?.checkAtStart(config.startTimeoutMs),
+      ]);
       await server.connect(transport);
       catalog().catch((error: unknown) => {
         // Closing while upstreams start disposes the runtime under the catalog: that is no failure to report.
@@ -296,12 +305,6 @@ function createRuntime(config: SluiceMcpConfig): CodeRuntime {
       cause: error,
     });
   }
-}
-
-function openRunStore(where: string): RunStore {
-  return /^postgres(ql)?:\/\//.test(where)
-    ? createPostgresRunStore({ connectionString: where })
-    : createPGliteRunStore({ dataDir: where });
 }
 
 /**

@@ -60,6 +60,16 @@ describe('durable runs through sluice mcp', () => {
       expect(paused.isError).toBe(false);
       runId = /The run id is (\S+): call resume_run/.exec(text)?.[1] ?? '';
       expect(runId).toMatch(/^durable_/);
+      // As data: paused, with the id resume_run takes, and never the pause token (the client checked the outputSchema).
+      expect(paused.structuredContent).toMatchObject({
+        ok: false,
+        status: 'paused',
+        runId,
+        pause: { tool: 'lab.echo', reason: 'echoes need a person' },
+      });
+      expect(paused.structuredContent).not.toHaveProperty('failure');
+      expect(JSON.stringify(paused)).not.toMatch(/pause_[A-Za-z0-9_-]{20}/);
+      expect(JSON.stringify(paused.structuredContent)).not.toMatch(/token/i);
       // Asked again with nobody to answer: it still waits, and says so.
       const still = await first.client.callTool({ name: 'resume_run', arguments: { run_id: runId } });
       expect(resultText(still)).toMatch(/still waits for a person to approve lab__echo/);
@@ -78,6 +88,7 @@ describe('durable runs through sluice mcp', () => {
         timeout: 120_000,
       });
       expect(resultValue(done)).toEqual({ sum: { sum: 5 }, echoed: 'approved', kept: 'approved' });
+      expect(done.structuredContent).toMatchObject({ ok: true, status: 'finished', runId });
       expect(asked).toHaveLength(1);
       expect(asked[0]).toMatch(/echoes need a person/);
       // The stored value is the conversation's now: a new run reads it.

@@ -27,6 +27,7 @@ import {
   serveDiscovery,
 } from './mcp-catalog.js';
 import type { SluiceMcpConfig } from './mcp-config.js';
+import { durableOutputSchema, durableStructured } from './mcp-durable-result.js';
 import { RunStoreGate } from './mcp-run-store.js';
 import { checkPolicyNames, checkRuntimeRuns } from './mcp-startup-checks.js';
 import { RunProgress } from './run-progress.js';
@@ -144,7 +145,9 @@ export function createSluiceMcpServer(config: SluiceMcpConfig, options: SluiceMc
           name: 'run_code',
           description: current.runCodeDescription(),
           inputSchema: current.runCode.inputSchema as never,
-          outputSchema: current.runCode.outputSchema as never,
+          outputSchema: (durable === undefined
+            ? current.runCode.outputSchema
+            : durableOutputSchema(current.runCode.outputSchema)) as never,
         },
         {
           name: readOutputToolName,
@@ -236,9 +239,10 @@ export function createSluiceMcpServer(config: SluiceMcpConfig, options: SluiceMc
       const extra = note ?? paused;
       const text = extra === undefined ? outcome.rendered.text : `${outcome.rendered.text}\n[sluice] ${extra}\n`;
       // The text for every client; the run as data (per run_code's outputSchema) and its images beside it.
+      const structured = durableStructured(outcome);
       return {
         content: [{ type: 'text', text }, ...(outcome.images ?? [])],
-        ...(outcome.structured === undefined ? {} : { structuredContent: outcome.structured as never }),
+        ...(structured === undefined ? {} : { structuredContent: structured as never }),
         // A paused durable run is no error: it waits for a person.
         isError: outcome.durable?.status !== 'paused' && (result === undefined || !result.ok),
       };

@@ -26,6 +26,14 @@ export interface HostCallContext {
    * for no argument, one plain object, or keywords only. A binding that knows a schema maps it.
    */
   readonly positional?: readonly JsonValue[];
+  /**
+   * A key that is the same on every execution of this call, present when the call belongs to a
+   * durable run (`<runId>/<seq>`, from `@sluice/durable`): a replayed or resumed run that makes the
+   * call again passes the same key. Hand it to the service the function calls (an HTTP
+   * `Idempotency-Key` header, a unique database key), so a call that runs a second time after a
+   * crash takes effect once. Absent for an ordinary run.
+   */
+  readonly idempotencyKey?: string;
 }
 
 /**

@@ -9,7 +9,15 @@ import {
   measureJson,
 } from '@sluice/code-runtime';
 import type { ApprovalAnswer, ApprovalRequest } from '@sluice/permissions';
-import type { JournalEntry, JournalIntent, JournalOutcome, PauseRecord, RunStore } from '@sluice/run-store';
+import {
+  type JournalEntry,
+  type JournalIntent,
+  type JournalOutcome,
+  type PauseRecord,
+  type RunLease,
+  type RunStore,
+  RunStoreLeaseLostError,
+} from '@sluice/run-store';
 
 /** What a journaled run needs from its runner. */
 export interface JournalHooks {
@@ -17,6 +25,13 @@ export interface JournalHooks {
   readonly replaySafe: (namespace: string, name: string) => boolean;
   /** Ends the run now; `reason` becomes its `abort` failure's message. */
   readonly stop: (reason: string) => void;
+  /** The lease this execution holds: every write carries it, so a host that lost the run writes nothing. */
+  readonly lease: () => RunLease;
+  /**
+   * Whether the lease surely still holds by this host's clock (renewed less than `leaseMs` ago):
+   * checked before every tool runs, so a host that stalled past its lease makes no further call.
+   */
+  readonly holdsLease: () => boolean;
   /** Bytes of an error message kept, as the runtime's host-call budget. */
   readonly messageBytes: number;
   /** Bytes of JSON a host function's result may have: the runtime's `limits.hostCallBytes`, when it publishes it. */
@@ -37,7 +52,10 @@ export interface JournalCost {
 }
 
 /** How a run that asked for approval stopped: the pause it wrote. */
-export type PendingPause = Omit<PauseRecord, 'decision'> & { readonly binding: string };
+export type PendingPause = Omit<PauseRecord, 'decision' | 'startedAt'> & { readonly binding: string };
+
+/** Why an execution let its run go without ending it: this host stopped, or another host took the run. */
+export type DetachReason = 'host-stopped' | 'lease-lost';
 
 /**
  * One execution of a durable run: numbers its host calls in the order the program makes them,
@@ -51,7 +69,7 @@ export type PendingPause = Omit<PauseRecord, 'decision'> & { readonly binding: s
 export class JournalSession {
   readonly #store: RunStore;
   readonly #runId: string;
-  readonly #journal: readonly JournalEntry[];
+  readonly #journal: ReadonlyMap<number, JournalEntry>;
   readonly #pauses: ReadonlyMap<number, PauseRecord>;
   readonly #hooks: JournalHooks;
   readonly #seqByCall = new Map<string, number>();
@@ -67,6 +85,7 @@ export class JournalSession {
   #pausing = false;
   #stopped = false;
   #failure: string | undefined;
+  #detached: DetachReason | undefined;
 
   constructor(
     store: RunStore,
@@ -77,7 +96,9 @@ export class JournalSession {
   ) {
     this.#store = store;
     this.#runId = runId;
-    this.#journal = journal;
+    // By sequence number, never by position: a journal with a gap (an intent whose write failed
+    // among calls made at once) still answers each call with its own entry.
+    this.#journal = new Map(journal.map((entry) => [entry.seq, entry]));
     this.#pauses = new Map(pauses.map((pause) => [pause.seq, pause]));
     this.#hooks = hooks;
   }
@@ -98,6 +119,24 @@ export class JournalSession {
     return this.#failure;
   }
 
+  /**
+   * Why this execution let its run go unfinished, if it did: it then wrote nothing more, and the
+   * run stays resumable as after a crash.
+   */
+  get detached(): DetachReason | undefined {
+    return this.#detached;
+  }
+
+  /**
+   * Lets the run go without finishing it, as a crash would: from now on nothing is written (calls in
+   * flight keep no outcome, so a resume reruns them if replay-safe and gives `interrupted` otherwise),
+   * new calls are held, and the run is stopped with `message`.
+   */
+  detach(reason: DetachReason, message: string): void {
+    this.#detached ??= reason;
+    this.#stop(message);
+  }
+
   /** Host calls made so far, replayed ones included. */
   get calls(): number {
     return this.#calls;
@@ -107,7 +146,7 @@ export class JournalSession {
   get cost(): JournalCost {
     return {
       calls: this.#calls,
-      replayed: Math.min(this.#calls, this.#journal.length),
+      replayed: Math.min(this.#calls, this.#journal.size),
       writes: this.#writes,
       writeMs: Math.round(this.#writeMs * 1000) / 1000,
     };
@@ -149,7 +188,22 @@ export class JournalSession {
     const seq = this.#seqByCall.get(request.callId);
     if (seq === undefined) return { decision: 'deny', reason: 'The call was not journaled.' };
     const existing = this.#pauses.get(seq);
-    if (existing?.decision !== undefined) return existing.decision;
+    if (existing?.decision?.decision === 'deny') return existing.decision;
+    if (existing?.decision !== undefined) {
+      // Approved: mark the call started, under this execution's lease, before it runs, so no other
+      // execution (a stalled host that wakes, a second resume) can run it too.
+      const started = await this.#write(() => this.#store.startPausedCall(existing.token, this.#hooks.lease()));
+      if (started?.value === true) return existing.decision;
+      // Another execution started it since this one read the pauses: only a second claim of the
+      // run, which has fenced this one out, can do that.
+      if (started !== undefined)
+        this.detach(
+          'lease-lost',
+          `This host stopped the run: another execution of run ${this.#runId} started its approved call`,
+        );
+      return new Promise(() => {});
+    }
+    if (this.#detached !== undefined) return new Promise(() => {});
     // Every call that asks gets its pause (a rerun finds it again and keeps its token); the first
     // is the one reported, and the others are decided one after another as the reruns reach them.
     this.#held.add(seq);
@@ -168,11 +222,8 @@ export class JournalSession {
           expiresAt,
         };
     if (existing === undefined) {
-      try {
-        const { binding: _binding, ...record } = pause;
-        await this.#timed(() => this.#store.createPause(record));
-      } catch (error) {
-        this.#fail(error);
+      const { binding: _binding, ...record } = pause;
+      if (!(await this.#write(() => this.#store.createPause(record, this.#hooks.lease())))) {
         return { decision: 'deny', reason: 'The run could not pause.' };
       }
     }
@@ -201,7 +252,7 @@ export class JournalSession {
       input,
       ...(context.positional === undefined ? {} : { positional: context.positional }),
     };
-    const recorded = this.#journal[seq - 1];
+    const recorded = this.#journal.get(seq);
     if (recorded !== undefined) {
       if (!sameIntent(recorded.intent, intent)) {
         this.#diverge(seq, recorded.intent, intent);
@@ -209,10 +260,14 @@ export class JournalSession {
       }
       if (recorded.outcome !== undefined) return settle(recorded.outcome);
       // In flight when the last execution stopped: at a crash, or at a pause (decided or not: the
-      // approval is asked again, and answered by the decision or paused again with the same token).
-      if (this.#pauses.has(seq) || this.#hooks.replaySafe(namespace, name)) {
+      // approval is asked again, and answered by the decision or paused again with the same token),
+      // unless an execution already started the approved call.
+      const pause = this.#pauses.get(seq);
+      const started = pause?.startedAt !== undefined;
+      if ((pause !== undefined && !started) || this.#hooks.replaySafe(namespace, name)) {
         return this.#live(seq, `${namespace}.${name}`, fn, input, context);
       }
+      if (this.#stopped) return new Promise(() => {});
       const outcome: JournalOutcome = { ok: false, message: interruptedMessage(namespace, name) };
       if (!(await this.#record(seq, outcome))) return new Promise(() => {});
       return settle(outcome);
@@ -221,14 +276,13 @@ export class JournalSession {
     if (this.#pausing || this.#stopped) return new Promise(() => {});
     // Running from its intent on: a pause waits for it rather than stopping between its intent and its outcome.
     this.#running.add(seq);
-    try {
-      const stored = await this.#timed(() => this.#store.recordIntent(this.#runId, seq, intent));
-      if (!sameIntent(stored.intent, intent)) {
-        this.#diverge(seq, stored.intent, intent);
-        return new Promise(() => {});
-      }
-    } catch (error) {
-      this.#fail(error);
+    const stored = await this.#write(() => this.#store.recordIntent(this.#runId, seq, intent, this.#hooks.lease()));
+    if (stored === undefined) {
+      this.#running.delete(seq);
+      return new Promise(() => {});
+    }
+    if (!sameIntent(stored.value.intent, intent)) {
+      this.#diverge(seq, stored.value.intent, intent);
       return new Promise(() => {});
     }
     return this.#live(seq, `${namespace}.${name}`, fn, input, context);
@@ -243,11 +297,25 @@ export class JournalSession {
   ): Promise<JsonValue> {
     // The run ended while the intent was being committed (a call the program did not wait for): its
     // result would be dropped, so the tool does not run at all.
-    if (context.signal.aborted) return new Promise(() => {});
+    if (context.signal.aborted || this.#stopped) {
+      this.#running.delete(seq);
+      return new Promise(() => {});
+    }
+    // A host that stalled (a pause of the process, a long garbage collection, a blocked event loop)
+    // may have lost the run to another host without having heard of it yet: it calls nothing more.
+    if (!this.#hooks.holdsLease()) {
+      this.#running.delete(seq);
+      this.detach(
+        'lease-lost',
+        `This host stopped the run: its lease on run ${this.#runId} lapsed before call ${seq} (${binding}), so another host may hold the run now`,
+      );
+      return new Promise(() => {});
+    }
     this.#running.add(seq);
     let outcome: JournalOutcome;
     try {
-      outcome = journalOutcome(await fn(input, context), binding, this.#hooks);
+      const idempotencyKey = `${this.#runId}/${seq}`;
+      outcome = journalOutcome(await fn(input, { ...context, idempotencyKey }), binding, this.#hooks);
     } catch (error) {
       outcome = { ok: false, message: foreignText(error, this.#hooks.messageBytes) };
     } finally {
@@ -261,12 +329,27 @@ export class JournalSession {
   }
 
   async #record(seq: number, outcome: JournalOutcome): Promise<boolean> {
+    return (
+      (await this.#write(() => this.#store.recordOutcome(this.#runId, seq, outcome, this.#hooks.lease()))) !== undefined
+    );
+  }
+
+  /**
+   * One write to the store, timed: resolves with what it resolved with, or `undefined` when it was
+   * not made (the execution let the run go) or failed, which stops the run: a lost lease detaches
+   * it, any other failure is a store failure.
+   */
+  async #write<T>(write: () => Promise<T>): Promise<{ readonly value: T } | undefined> {
+    if (this.#detached !== undefined) return undefined;
     try {
-      await this.#timed(() => this.#store.recordOutcome(this.#runId, seq, outcome));
-      return true;
+      return { value: await this.#timed(write) };
     } catch (error) {
-      this.#fail(error);
-      return false;
+      if (RunStoreLeaseLostError.isInstance(error)) {
+        this.detach('lease-lost', `This host stopped the run: another host took run ${this.#runId} over`);
+      } else {
+        this.#fail(error);
+      }
+      return undefined;
     }
   }
 

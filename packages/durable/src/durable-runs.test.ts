@@ -244,8 +244,13 @@ return { paid: paid.input.amount, at: Date.now() };`;
       expect(done.result.logs.map((line) => line.text)).toEqual(['before', 'after 2']);
       expect(invoked).toEqual(['lookup {}', 'pay {"amount":40}']);
 
+      expect(done.decision).toEqual({ applied: true, decision: { decision: 'allow' } });
       const again = await runs.decide(paused.pause.token, { decision: 'deny' });
-      expect(again).toEqual(JSON.parse(JSON.stringify(done)));
+      // The first decision stands: the second changed nothing, and says so.
+      expect(again).toEqual({
+        ...JSON.parse(JSON.stringify(done)),
+        decision: { applied: false, decision: { decision: 'allow' } },
+      });
       expect(invoked).toHaveLength(2);
     });
 

@@ -19,13 +19,16 @@ import {
 import {
   type PauseDecision,
   type PauseRecord,
+  type RunLease,
   type RunRecord,
   type RunStore,
   RunStoreConflictError,
   RunStoreExpiredError,
+  RunStoreLeaseLostError,
   type StartRecord,
 } from '@sluice/run-store';
-import { type JournalCost, JournalSession, type PendingPause } from './durable-journal.js';
+import { type DetachReason, type JournalCost, JournalSession, type PendingPause } from './durable-journal.js';
+import { HeldLease } from './durable-lease.js';
 import { DurableRunError, fromStore, storeCall, storeFailure } from './durable-run-error.js';
 import { RunValues } from './durable-values.js';
 
@@ -108,35 +111,69 @@ export interface DurablePause {
  * How a durable run stands. `finished`: it ended (well or not) and `result` is final. `paused`: a
  * call waits for an approval; `result` is the run so far (its logs and calls). `diverged`: a rerun
  * took another path than the journal; `result` is the stopped rerun, `message` names both calls.
+ * `stopped`: this execution let the run go unfinished — its host stopped (`host-stopped`, from
+ * {@link DurableRuns.close}) or another host took the run over (`lease-lost`); the run is kept as
+ * after a crash, `resume(runId)` continues it, and `message` says so in words.
  */
 export type DurableOutcome = (
   | { readonly status: 'finished'; readonly runId: string; readonly result: CodeRunResult }
   | { readonly status: 'paused'; readonly runId: string; readonly result: CodeRunResult; readonly pause: DurablePause }
   | { readonly status: 'diverged'; readonly runId: string; readonly result: CodeRunResult; readonly message: string }
+  | {
+      readonly status: 'stopped';
+      readonly runId: string;
+      readonly result: CodeRunResult;
+      readonly reason: DetachReason;
+      readonly message: string;
+    }
 ) & {
   /** What journaling cost the execution that produced this outcome (the last one, for a run resumed). */
   readonly journal: JournalCost;
+};
+
+/** What {@link DurableRuns.decide} resolves with: the run's outcome, and whether this decision was the one recorded. */
+export type DurableDecision = DurableOutcome & {
+  readonly decision: {
+    /** `false` when another decision of the same token came first: this one changed nothing. */
+    readonly applied: boolean;
+    /** The decision that stands (the first one given). */
+    readonly decision: PauseDecision;
+  };
 };
 
 /** Durable runs over one runtime, store, tool set and policy. Create with {@link createDurableRuns}. */
 export interface DurableRuns {
   /** The fingerprint recorded in start records: the runtime's and this layer's version. */
   readonly fingerprint: string;
-  /** Starts a run and resolves with how it stands when this execution stops. Never rejects for what the program did. */
+  /**
+   * Starts a run and resolves with how it stands when this execution stops. Never rejects for what
+   * the program did. Rejects with {@link DurableRunError} after {@link DurableRuns.close}.
+   */
   start(input: DurableStart): Promise<DurableOutcome>;
   /**
    * Continues a run whose host stopped (a crash, a deploy): runs the program again from its start
    * record, answering its journaled calls from the journal. A finished or paused run resolves with
-   * its outcome as stored. Rejects with {@link DurableRunError} for an unknown run, a run another
-   * host holds, or a fingerprint that differs.
+   * its outcome as stored; a run this object is already executing resolves with that execution's
+   * outcome (one execution per run at a time). Rejects with {@link DurableRunError} for an unknown
+   * run, a run another host holds, or a fingerprint that differs.
    */
   resume(runId: string, options?: DurableRunOptions): Promise<DurableOutcome>;
   /**
-   * Gives the decision for a pause and continues its run by replay. Deciding the same token again
-   * resolves with the same outcome (the first decision stands). Rejects with {@link DurableRunError}
-   * for an unknown or expired token.
+   * Gives the decision for a pause and continues its run by replay. Only the first decision of a
+   * token is recorded: a later one (a double click, a second person) resolves with the same outcome
+   * and `decision.applied: false`, naming the decision that stands. Rejects with
+   * {@link DurableRunError} for an unknown or expired token.
    */
-  decide(token: string, decision: PauseDecision, options?: DurableRunOptions): Promise<DurableOutcome>;
+  decide(token: string, decision: PauseDecision, options?: DurableRunOptions): Promise<DurableDecision>;
+  /**
+   * Lets every run this object is executing go without finishing it, as a crash would but at once:
+   * calls in flight keep no outcome (a resume reruns the replay-safe ones and gives the others
+   * `interrupted`), nothing more is written, and each lease is released so any host can resume the
+   * run straight away. Their `start`/`resume`/`decide` promises resolve with status `stopped`.
+   * Resolves when they have; later calls reject. Idempotent. For a deploy, SIGTERM, a client that
+   * went away — only a caller's own `signal` finishes a run as `abort`.
+   */
+  close(): Promise<void>;
 }
 
 const defaultLeaseMs = 30_000;
@@ -146,7 +183,9 @@ const defaultPauseTtlMs = 7 * 24 * 60 * 60 * 1000;
  * Durable runs (DESIGN §10, seed `002_680c99bef20a19ba.txt`): each host call is numbered in the
  * order the program makes it, its intent committed to the store before the tool runs and its
  * outcome after; a rerun starts the program again from its start record (program, seed, start
- * time, fingerprint) on a deterministic runtime and answers recorded calls from the journal.
+ * time, fingerprint) on a deterministic runtime and answers recorded calls from the journal. One
+ * execution of a run at a time: in this process by joining the execution in flight, across hosts by
+ * a lease whose fencing token every write carries.
  * Throws {@link InvalidSettingsError} when the runtime cannot run deterministically.
  */
 export function createDurableRuns(options: DurableRunsOptions): DurableRuns {
@@ -170,36 +209,65 @@ export function createDurableRuns(options: DurableRunsOptions): DurableRuns {
   );
   const messageBytes = runtime.limits?.hostCallBytes ?? 64 * 1024;
   const mapBindings = options.mapBindings ?? ((bindings: Bindings) => bindings);
+  /** The executions in flight, by run: a second resume or decision of one joins it. */
+  const executions = new Map<string, Promise<DurableOutcome>>();
+  /** How to let each execution in flight go, for close(). */
+  const detachers = new Set<() => void>();
+  let closing: Promise<void> | undefined;
 
-  const execute = async (record: RunRecord, runOptions: DurableRunOptions): Promise<DurableOutcome> => {
-    const { start } = record;
-    if (start.fingerprint !== fingerprint) {
+  const refuseClosed = () => {
+    if (closing !== undefined)
       throw new DurableRunError({
-        message: `Run ${start.runId} was started under ${start.fingerprint} and this host runs ${fingerprint}: replaying its journal on another engine or version could give the program different results. Resume it on a host with the same runtime and versions.`,
+        message: 'These durable runs are closed (their host is stopping): create them anew to start, resume or decide.',
       });
-    }
+  };
+
+  /** Runs `execute` for `runId` unless this process already does; the map holds it until it settles. */
+  const once = (runId: string, execute: () => Promise<DurableOutcome>): Promise<DurableOutcome> => {
+    const running = executions.get(runId);
+    if (running !== undefined) return running;
+    const execution = execute().finally(() => executions.delete(runId));
+    executions.set(runId, execution);
+    return execution;
+  };
+
+  const execute = async (
+    record: RunRecord,
+    claimed: RunLease,
+    claimedAt: number,
+    runOptions: DurableRunOptions,
+  ): Promise<DurableOutcome> => {
+    const { start } = record;
     const runId = start.runId;
-    const lease = setInterval(
-      () => {
-        storeCall(() => store.claimRun(runId, owner, leaseMs)).catch(() => {});
-      },
-      Math.max(100, Math.floor(leaseMs / 3)),
+    let session: JournalSession | undefined;
+    const held = new HeldLease(store, claimed, leaseMs, claimedAt, () =>
+      session?.detach('lease-lost', `This host stopped the run: another host took run ${runId} over`),
     );
-    lease.unref();
+    const detach = () => session?.detach('host-stopped', 'This host is stopping; the run is kept and can be resumed');
+    detachers.add(detach);
     try {
+      if (start.fingerprint !== fingerprint) {
+        throw new DurableRunError({
+          message: `Run ${runId} was started under ${start.fingerprint} and this host runs ${fingerprint}: replaying its journal on another engine or version could give the program different results. Resume it on a host with the same runtime and versions.`,
+        });
+      }
       const [journal, pauses] = await fromStore(`reading the journal of run ${runId}`, resumeAdvice(runId), () =>
         Promise.all([store.readJournal(runId), store.listPauses(runId)]),
       );
       let stop: (reason: string) => void = () => {};
-      const session = new JournalSession(store, runId, journal, pauses, {
+      session = new JournalSession(store, runId, journal, pauses, {
         replaySafe: (namespace, name) => safe.has(`${namespace}.${name}`),
         stop: (reason) => stop(reason),
+        lease: () => held.lease,
+        holdsLease: () => held.holds(),
         messageBytes,
         ...(runtime.limits === undefined ? {} : { resultBytes: runtime.limits.hostCallBytes }),
       });
+      if (closing !== undefined) detach();
       const values = new RunValues(start.conversation, snapshotOf(start.metadata));
+      const current = session;
       const approve = (request: ApprovalRequest) =>
-        session.approve(
+        current.approve(
           request,
           request.rule?.description ?? 'the policy asks for approval of this call',
           Date.now() + pauseTtlMs,
@@ -213,7 +281,13 @@ export function createDurableRuns(options: DurableRunsOptions): DurableRuns {
         { sluice: values.bindings() },
       );
       if (record.status === 'paused') {
-        await fromStore(`marking run ${runId} running`, resumeAdvice(runId), () => store.setStatus(runId, 'running'));
+        try {
+          await storeCall(() => store.setStatus(runId, 'running', undefined, held.lease));
+        } catch (error) {
+          if (!RunStoreLeaseLostError.isInstance(error))
+            throw storeFailure(`marking run ${runId} running`, resumeAdvice(runId), error);
+          current.detach('lease-lost', `This host stopped the run: another host took run ${runId} over`);
+        }
       }
       const run = runtime.start({
         program: start.program,
@@ -224,12 +298,12 @@ export function createDurableRuns(options: DurableRunsOptions): DurableRuns {
       });
       // The runtime ends its cancel message with a full stop of its own.
       stop = (reason) => run.cancel(reason.replace(/[.\s]+$/, ''));
+      if (session.detached !== undefined) stop('This host is stopping; the run is kept and can be resumed');
       const result = await run.result;
-      return await settleRun(start, result, session, values);
+      return await settleRun(start, result, session, values, held.lease);
     } finally {
-      clearInterval(lease);
-      // A failure to let the run go is harmless: the lease lapses on its own.
-      await storeCall(() => store.releaseRun(runId, owner)).catch(() => {});
+      detachers.delete(detach);
+      await held.end(session?.detached !== 'lease-lost');
     }
   };
 
@@ -238,17 +312,38 @@ export function createDurableRuns(options: DurableRunsOptions): DurableRuns {
     result: CodeRunResult,
     session: JournalSession,
     values: RunValues,
+    lease: RunLease,
   ): Promise<DurableOutcome> => {
     const runId = start.runId;
+    const stopped = (): DurableOutcome | undefined => {
+      const reason = session.detached;
+      if (reason === undefined) return undefined;
+      const message =
+        reason === 'host-stopped'
+          ? `This host stopped before run ${runId} ended. Nothing is lost: resume(${JSON.stringify(runId)}) continues it, on this host or another, from its journal.`
+          : `This host lost run ${runId}: its lease lapsed and another host took the run over, so this host made no further call and recorded nothing more. The run goes on where it is held now.`;
+      return { status: 'stopped', runId, result, reason, message, journal: session.cost };
+    };
+    const early = stopped();
+    if (early !== undefined) return early;
     if (session.storeFailure !== undefined) {
       // Nothing is final: the journal is as far as the store took it, and the run can be resumed.
       throw new DurableRunError({ message: `${session.storeFailure} ${resumeAdvice(runId)}` });
     }
     // The journal is complete: a rerun answers every call from it and writes what failed here.
-    const record = (operation: () => Promise<void>) =>
-      fromStore(`recording the outcome of run ${runId}`, resumeAdvice(runId), operation);
+    const record = async (operation: () => Promise<void>): Promise<boolean> => {
+      try {
+        await storeCall(operation);
+        return true;
+      } catch (error) {
+        if (!RunStoreLeaseLostError.isInstance(error))
+          throw storeFailure(`recording the outcome of run ${runId}`, resumeAdvice(runId), error);
+        session.detach('lease-lost', `This host stopped the run: another host took run ${runId} over`);
+        return false;
+      }
+    };
     if (session.pause !== undefined) {
-      await record(() => store.setStatus(runId, 'paused'));
+      if (!(await record(() => store.setStatus(runId, 'paused', undefined, lease)))) return stopped() as DurableOutcome;
       return { status: 'paused', runId, result, pause: publicPause(session.pause), journal: session.cost };
     }
     const journal = session.cost;
@@ -259,25 +354,31 @@ export function createDurableRuns(options: DurableRunsOptions): DurableRuns {
     const { conversation } = start;
     if (outcome.status === 'finished' && result.ok && conversation !== undefined) {
       const changes = values.changes;
-      if (Object.keys(changes).length > 0) await record(() => store.commitValues(conversation, changes));
+      if (Object.keys(changes).length > 0 && !(await record(() => store.commitValues(conversation, changes, lease))))
+        return stopped() as DurableOutcome;
     }
-    await record(() => store.setStatus(runId, 'finished', outcome as unknown as JsonValue));
+    if (!(await record(() => store.setStatus(runId, 'finished', outcome as unknown as JsonValue, lease))))
+      return stopped() as DurableOutcome;
     return outcome;
   };
 
   /**
-   * The run, held by this host, or already finished. When another host holds it, `wait` waits for
-   * that host to finish it (a decision given twice at once); otherwise that is an error.
+   * Takes the run for this host, or finds it finished. When another host holds it, `wait` waits for
+   * that host to finish or let it go (a decision given on two hosts at once); otherwise that is an error.
    */
-  const claim = async (runId: string, wait: boolean): Promise<RunRecord> => {
+  const claim = async (
+    runId: string,
+    wait: boolean,
+  ): Promise<{ record: RunRecord; lease?: RunLease; claimedAt: number }> => {
     for (;;) {
+      refuseClosed();
       const record = await fromStore(`reading run ${runId}`, retryAdvice, () => store.getRun(runId));
       if (record === undefined)
         throw new DurableRunError({ message: `There is no durable run ${runId} in this store.` });
-      if (record.status === 'finished') return record;
-      if (await fromStore(`taking run ${runId}`, retryAdvice, () => store.claimRun(runId, owner, leaseMs))) {
-        return record;
-      }
+      if (record.status === 'finished') return { record, claimedAt: 0 };
+      const claimedAt = performance.now();
+      const lease = await fromStore(`taking run ${runId}`, retryAdvice, () => store.claimRun(runId, owner, leaseMs));
+      if (lease !== undefined) return { record, lease, claimedAt };
       if (!wait) {
         throw new DurableRunError({
           message: `Run ${runId} is held by ${record.owner ?? 'another host'} until ${new Date(record.leaseExpiresAt ?? 0).toISOString()}; resume it after that, or from that host.`,
@@ -287,9 +388,40 @@ export function createDurableRuns(options: DurableRunsOptions): DurableRuns {
     }
   };
 
+  /**
+   * Claims the run and executes it, or resolves with its stored outcome when it finished. `decided`:
+   * continuing after a decision, when another call may still wait for its own (the replay pauses
+   * there again); otherwise a run that waits for a person is refused.
+   */
+  const continueRun = async (
+    runId: string,
+    decided: boolean,
+    runOptions: DurableRunOptions,
+  ): Promise<DurableOutcome> => {
+    const { record, lease, claimedAt } = await claim(runId, decided);
+    if (lease === undefined) return record.outcome as unknown as DurableOutcome;
+    if (record.status === 'paused' && !decided) {
+      const pauses = await fromStore(`reading the pauses of run ${runId}`, retryAdvice, () =>
+        store.listPauses(runId),
+      ).catch(async (error: unknown) => {
+        await storeCall(() => store.releaseRun(lease)).catch(() => {});
+        throw error;
+      });
+      const waiting = pauses.find((pause) => pause.decision === undefined);
+      if (waiting !== undefined) {
+        await storeCall(() => store.releaseRun(lease)).catch(() => {});
+        throw new DurableRunError({
+          message: `Run ${runId} waits for an approval of ${waiting.tool}: continue it with decide(token, decision), using the token its paused outcome gave.`,
+        });
+      }
+    }
+    return execute(record, lease, claimedAt, runOptions);
+  };
+
   return {
     fingerprint,
     async start(input) {
+      refuseClosed();
       if (typeof input?.program !== 'string' || input.program.trim() === '') {
         throw new DurableRunError({ message: 'start({ program }) needs the program as a non-empty string.' });
       }
@@ -311,8 +443,10 @@ export function createDurableRuns(options: DurableRunsOptions): DurableRuns {
         fingerprint,
         metadata: { values: snapshot },
       };
+      const claimedAt = performance.now();
+      let lease: RunLease;
       try {
-        await storeCall(() => store.createRun(start, owner, leaseMs));
+        lease = await storeCall(() => store.createRun(start, owner, leaseMs));
       } catch (error) {
         if (RunStoreConflictError.isInstance(error)) {
           throw new DurableRunError({
@@ -323,37 +457,28 @@ export function createDurableRuns(options: DurableRunsOptions): DurableRuns {
         throw storeFailure(`writing the start record of run ${runId}`, startAdvice, error);
       }
       const now = Date.now();
-      return execute({ start, status: 'running', owner, createdAt: now, updatedAt: now }, input);
+      const record: RunRecord = { start, status: 'running', owner, fence: lease.fence, createdAt: now, updatedAt: now };
+      return once(runId, () => execute(record, lease, claimedAt, input));
     },
     async resume(runId, runOptions = {}) {
-      const record = await claim(runId, false);
-      if (record.status === 'finished') return record.outcome as unknown as DurableOutcome;
-      if (record.status === 'paused') {
-        const letGo = () => storeCall(() => store.releaseRun(runId, owner)).catch(() => {});
-        const pauses = await fromStore(`reading the pauses of run ${runId}`, retryAdvice, () =>
-          store.listPauses(runId),
-        ).catch(async (error: unknown) => {
-          await letGo();
-          throw error;
-        });
-        const waiting = pauses.find((pause) => pause.decision === undefined);
-        if (waiting !== undefined) {
-          await letGo();
-          throw new DurableRunError({
-            message: `Run ${runId} waits for an approval of ${waiting.tool}: continue it with decide(token, decision), using the token its paused outcome gave.`,
-          });
-        }
-      }
-      return execute(record, runOptions);
+      refuseClosed();
+      return once(runId, () => continueRun(runId, false, runOptions));
     },
     async decide(token, decision, runOptions = {}) {
+      refuseClosed();
       if ((await fromStore('reading a pause', retryAdvice, () => store.getPause(token))) === undefined) {
         throw new DurableRunError({ message: 'There is no pause with this token: check the token, or the store.' });
       }
       const decided = await decidePause(store, token, decision);
-      const record = await claim(decided.runId, true);
-      if (record.status === 'finished') return record.outcome as unknown as DurableOutcome;
-      return execute(record, runOptions);
+      const outcome = await once(decided.runId, () => continueRun(decided.runId, true, runOptions));
+      return { ...outcome, decision: { applied: decided.applied, decision: decided.decision ?? decision } };
+    },
+    close() {
+      closing ??= (async () => {
+        for (const detach of detachers) detach();
+        await Promise.allSettled([...executions.values()]);
+      })();
+      return closing;
     },
   };
 }
@@ -384,7 +509,11 @@ function checkOptions(options: DurableRunsOptions): void {
   }
 }
 
-async function decidePause(store: RunStore, token: string, decision: PauseDecision): Promise<PauseRecord> {
+async function decidePause(
+  store: RunStore,
+  token: string,
+  decision: PauseDecision,
+): Promise<PauseRecord & { readonly applied: boolean }> {
   if (decision?.decision !== 'allow' && decision?.decision !== 'deny') {
     throw new DurableRunError({
       message: "decide(token, decision): decision must be { decision: 'allow' } or { decision: 'deny', reason? }.",

@@ -133,9 +133,10 @@ describe('durable runs on a run store that fails mid-run', { timeout: 30_000 }, 
     const outcome = await first.start({ runId: runIds(), program: `tools.step({ i: 1 }); return 'done';` });
     expect(okValue(outcome)).toBe('done');
     faulty.release();
-    while ((await env.store.readJournal(outcome.runId)).length === 0)
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    // Time for the host function to have been called, had the intent's commit led to it.
+    // The late write carried the lease the finished run let go: the store refused it.
+    expect(String(await faulty.stalled)).toMatch(/RunStoreLeaseLostError/);
+    expect(await env.store.readJournal(outcome.runId)).toEqual([]);
+    // Time for the host function to have been called, had the late write led to it.
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(invoked).toEqual([]);
   });
@@ -199,7 +200,7 @@ describe('durable runs on a run store that fails mid-run', { timeout: 30_000 }, 
     'finishes the run when renewing its lease fails (%s): the lease then lapses on its own',
     async (fault) => {
       const faulty = faultyRunStore(env.store);
-      faulty.failOn('claimRun', 1, fault);
+      faulty.failOn('renewRun', 1, fault);
       // The call lasts until the renewal has failed.
       const { tools } = steppingTools(faulty.struck);
       const { first } = hosts(faulty, tools, { leaseMs: 150 });

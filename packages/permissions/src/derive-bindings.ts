@@ -178,6 +178,7 @@ function hostFunction(
       signal: context.signal,
       runId: context.runId,
       callId: context.callId,
+      ...(context.idempotencyKey === undefined ? {} : { idempotencyKey: context.idempotencyKey }),
     });
     const outputProblems = entry.checkOutput?.(output);
     if (outputProblems !== undefined) throw new Error(invalidOutputMessage(binding, outputProblems));

@@ -8,6 +8,12 @@ export interface ToolExecuteContext {
   readonly runId: string;
   /** Unique within the run; the same id as in the run's host-call events and the audit log. */
   readonly callId: string;
+  /**
+   * The same on every execution of this call of a durable run (`<runId>/<seq>`), absent otherwise:
+   * pass it on (an `Idempotency-Key` header, a unique key) so the effect happens once even when a
+   * crash makes the call run again. See `HostCallContext.idempotencyKey`.
+   */
+  readonly idempotencyKey?: string;
 }
 
 /** A JSON Schema object, as plain JSON: `{ type: 'object', properties: {...}, required: [...] }`. */

@@ -36,7 +36,7 @@ export async function createPause(
     integer('pause.expiresAt', pause.expiresAt, Number.MIN_SAFE_INTEGER),
   ];
   await client.transaction(async (db) => {
-    if (held !== undefined) await lockHeldRun(db, runId, held);
+    if (held !== undefined) await lockHeldRun(db, runId, held, 'FOR UPDATE');
     const inserted = await db.query(
       `INSERT INTO sluice_pauses (token, run_id, seq, tool, input, reason, created_at, expires_at)
        SELECT $1, $2, $3, $4, $5, $6, $7, $8 WHERE EXISTS (SELECT 1 FROM sluice_runs WHERE run_id = $2)

@@ -42,11 +42,11 @@ export function leaseArgument(runId: string, lease: RunLease | undefined): RunLe
  * after the claim finds no row and changes nothing. `$1` must be the run id; the lease's owner and
  * fence are appended to `parameters`.
  */
-export function heldRun(lease: RunLease | undefined, parameters: SqlParameter[]): string {
-  if (lease === undefined) return 'held AS (SELECT run_id FROM sluice_runs WHERE run_id = $1 FOR SHARE)';
+export function heldRun(lease: RunLease | undefined, parameters: SqlParameter[], lock = 'FOR SHARE'): string {
+  if (lease === undefined) return `held AS (SELECT run_id FROM sluice_runs WHERE run_id = $1 ${lock})`;
   parameters.push(lease.owner, lease.fence);
   const owner = parameters.length - 1;
-  return `held AS (SELECT run_id FROM sluice_runs WHERE run_id = $1 AND owner = $${owner} AND fence = $${owner + 1} FOR SHARE)`;
+  return `held AS (SELECT run_id FROM sluice_runs WHERE run_id = $1 AND owner = $${owner} AND fence = $${owner + 1} ${lock})`;
 }
 
 /**
@@ -62,10 +62,19 @@ export async function explainUnwritten(db: SqlQueryable, runId: string, lease: R
   if (lease !== undefined && (row.owner !== lease.owner || Number(row.fence) !== lease.fence)) throw leaseLost(lease);
 }
 
-/** Locks the run's row in the current transaction, checking that `lease` (when given) still holds it. */
-export async function lockHeldRun(db: SqlQueryable, runId: string, lease: RunLease | undefined): Promise<void> {
+/**
+ * Locks the run's row in the current transaction, checking that `lease` (when given) still holds it.
+ * A transaction that goes on to update the row itself takes it `FOR UPDATE` from the start: two
+ * that each held a share lock and then both asked for the row would deadlock.
+ */
+export async function lockHeldRun(
+  db: SqlQueryable,
+  runId: string,
+  lease: RunLease | undefined,
+  lock: 'FOR SHARE' | 'FOR UPDATE' = 'FOR SHARE',
+): Promise<void> {
   const parameters: SqlParameter[] = [runId];
-  const rows = await db.query(`WITH ${heldRun(lease, parameters)} SELECT run_id FROM held`, parameters);
+  const rows = await db.query(`WITH ${heldRun(lease, parameters, lock)} SELECT run_id FROM held`, parameters);
   if (rows.length === 0) await explainUnwritten(db, runId, lease);
 }
 

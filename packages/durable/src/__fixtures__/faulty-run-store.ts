@@ -22,6 +22,8 @@ export interface FaultyRunStore {
   readonly struck: Promise<void>;
   /** Lets a stalled call through. */
   release(): void;
+  /** How the stalled call settled once let through: its value, or its error (never rejects). */
+  readonly stalled: Promise<unknown>;
   /** The store works again. */
   heal(): void;
 }
@@ -34,6 +36,7 @@ export function faultyRunStore(real: RunStore): FaultyRunStore {
   let plan: { method: string; remaining: number; fault: StoreFault } | undefined;
   let struck = deferred();
   let gate = deferred();
+  let stalled: Promise<unknown> = Promise.resolve(undefined);
   const store = new Proxy(real, {
     get(target, key) {
       const value = Reflect.get(target, key) as unknown;
@@ -46,7 +49,12 @@ export function faultyRunStore(real: RunStore): FaultyRunStore {
         if (plan.fault === 'throw') throw new Error(storeFaultMessage);
         if (plan.fault === 'reject') return Promise.reject(new Error(storeFaultMessage));
         plan = undefined;
-        return gate.promise.then(forward);
+        const late = gate.promise.then(forward);
+        stalled = late.then(
+          (value) => value,
+          (error: unknown) => error,
+        );
+        return late;
       };
     },
   });
@@ -62,6 +70,9 @@ export function faultyRunStore(real: RunStore): FaultyRunStore {
       return struck.promise;
     },
     release: () => gate.resolve(),
+    get stalled() {
+      return stalled;
+    },
     heal() {
       plan = undefined;
       gate.resolve();

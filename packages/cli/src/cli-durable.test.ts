@@ -15,6 +15,12 @@ function sluice(...args: string[]): Promise<FinishedSluice> {
   return runSluice(args, work);
 }
 
+/** The calls the tools module made to `slow.wait`, one line each. */
+function waits(): string[] {
+  const file = join(work, 'waits.log');
+  return existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n') : [];
+}
+
 /** The payments the tools module made, one line each: a replayed call would not add one. */
 function payments(): string[] {
   const file = join(work, 'payments.log');
@@ -44,6 +50,16 @@ export const tools = [
       return { receipt: 'r-' + input.invoice };
     },
   },
+  {
+    name: 'slow.wait',
+    description: 'Takes its time (until its run ends).',
+    inputSchema: { type: 'object' },
+    execute: (_input, { signal }) => {
+      appendFileSync('waits.log', 'wait\\n');
+      process.stderr.write('tool slow.wait started\\n');
+      return new Promise((resolve) => signal.addEventListener('abort', () => resolve('aborted')));
+    },
+  },
 ];
 `,
   );
@@ -66,6 +82,18 @@ return receipt;`,
     "const seen = (await sluice.load('seen')) ?? 0;\nawait sluice.store('seen', seen + 1);\nreturn seen + 1;",
   );
   writeFileSync(join(work, 'count.py'), 'return 1');
+  writeFileSync(
+    join(work, 'pay.py'),
+    `invoice = await invoices.find(id="inv-9")
+print("paying", invoice["id"])
+paid = await payments.pay(invoice=invoice["id"], amount=invoice["amount"])
+return paid["receipt"]`,
+  );
+  writeFileSync(
+    join(work, 'wait.ts'),
+    `console.log('before');
+try { await slow.wait({}); return 'waited'; } catch (error) { return String(error.message).split(':')[0]; }`,
+  );
 });
 
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -97,8 +125,14 @@ describe('sluice run --run-store and sluice resume (the built command)', slow, (
     expect(resumed.code).toBe(0);
     expect(payments()).toEqual(['{"invoice":"inv-7","amount":40}']);
 
+    // A decision that came second changes nothing, says so, names the one that stands, and exits 4.
     const again = await sluice('resume', token, '--deny', ...stored);
-    expect(again).toEqual(resumed);
+    expect(again.code).toBe(4);
+    expect(again.stdout).toBe(resumed.stdout);
+    expect(again.stderr).toContain(
+      'sluice: your decision (deny) was not applied: the pause had already been decided: allow.',
+    );
+    expect(await sluice('resume', token, '--allow', ...stored)).toEqual(resumed);
     expect(payments()).toHaveLength(1);
   });
 
@@ -114,6 +148,32 @@ describe('sluice run --run-store and sluice resume (the built command)', slow, (
     expect(await sluice(...count)).toMatchObject({ code: 0, stdout: '1\n' });
     expect(await sluice(...count)).toMatchObject({ code: 0, stdout: '2\n' });
   });
+
+  it('pauses a Python program and resumes it on the python runtime from the printed command', async () => {
+    const paused = await sluice('run', 'pay.py', ...stored);
+    expect(paused.code, paused.stderr).toBe(3);
+    const command = /sluice: continue with: (sluice resume (pause_[\w-]+) --allow .*)\n/.exec(paused.stderr);
+    expect(command?.[1]).toBe(`sluice resume ${command?.[2]} --allow ${stored.join(' ')}`);
+    const resumed = await sluice('resume', command![2]!, '--allow', ...stored);
+    expect(resumed).toMatchObject({ code: 0, stdout: 'paying inv-9\n"r-inv-9"\n' });
+    expect(payments().filter((line) => line.includes('inv-9'))).toEqual(['{"invoice":"inv-9","amount":40}']);
+  });
+
+  it.each(['SIGTERM', 'SIGINT'] as const)(
+    'keeps a durable run resumable when stopped by %s inside a tool, and says how to continue it',
+    async (signal) => {
+      const before = waits().length;
+      const stopped = await runSluice(['run', 'wait.ts', ...stored], work, { when: 'tool slow.wait started', signal });
+      expect(stopped.code).toBe(signal === 'SIGTERM' ? 143 : 130);
+      const runId = /durable run (durable_[\w-]+)/.exec(stopped.stderr)?.[1];
+      expect(stopped.stderr).toContain(`sluice: stopped before durable run ${runId} ended; it is kept`);
+      expect(stopped.stderr).toContain(`sluice: continue it with: sluice resume --run ${runId} ${stored.join(' ')}\n`);
+      // As after a crash: the call in flight is not run again blind, and the program reads why.
+      const resumed = await sluice('resume', '--run', runId!, ...stored);
+      expect(resumed).toMatchObject({ code: 0, stdout: 'before\n"interrupted"\n' });
+      expect(waits()).toHaveLength(before + 1);
+    },
+  );
 
   it('runs a Python program durably: the python runtime replays a program exactly', async () => {
     const { code, stdout } = await sluice('run', 'count.py', '--run-store', 'runs');

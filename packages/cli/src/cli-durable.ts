@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import type { RunCodeOutcome } from '@sluice/code-mode';
+import type { CodeRuntimeLanguage } from '@sluice/code-runtime';
 import { type CodeRuntime, cutUtf8, foreignText, InvalidSettingsError, wellFormedText } from '@sluice/code-runtime';
 import { createPGliteRunStore, createPostgresRunStore, type RunStore, RunStoreError } from '@sluice/run-store';
 import { type BudgetSettings, budgetFlags, type TypeScriptRuntimeName } from './cli-budgets.js';
@@ -51,6 +52,53 @@ export async function withRunStore<T>(location: string, work: () => Promise<T>):
   }
 }
 
+/**
+ * The language and provider a stored run started on, read from its start record (the fingerprint
+ * names the engine: `quickjs-ng:` for QuickJS), so `sluice resume` replays it where it ran. A
+ * `--runtime` given wins (a different engine is then refused by the fingerprint check). `undefined`
+ * for an unknown run or token, which the durable layer reports in its own words.
+ */
+export async function recordedRuntime(
+  store: RunStore,
+  target: { readonly token?: string | undefined; readonly run?: string | undefined },
+  given: TypeScriptRuntimeName | undefined,
+): Promise<{ language: CodeRuntimeLanguage; runtime: TypeScriptRuntimeName | undefined } | undefined> {
+  const runId = target.run ?? (target.token === undefined ? undefined : (await store.getPause(target.token))?.runId);
+  const start = runId === undefined ? undefined : (await store.getRun(runId))?.start;
+  if (start === undefined) return undefined;
+  if (start.language === 'python') return { language: 'python', runtime: undefined };
+  return {
+    language: 'typescript',
+    runtime: given ?? (start.fingerprint.startsWith('quickjs') ? 'quickjs' : 'worker-thread'),
+  };
+}
+
+/**
+ * What a person reads when `sluice` stops (SIGTERM, Ctrl-C) during a durable run: the run is kept,
+ * and the command that continues it.
+ */
+export function stoppedLines(runId: string, again: readonly string[]): string {
+  const command = ['sluice', 'resume', '--run', runId, ...again].map(shellWord).join(' ');
+  return wellFormedText(
+    [
+      `sluice: stopped before durable run ${runId} ended; it is kept, and nothing it did is lost.`,
+      `sluice: continue it with: ${command}`,
+      '',
+    ].join('\n'),
+  );
+}
+
+/** What a person reads when their decision came second: it changed nothing, and which one stands. */
+export function notAppliedLines(
+  given: string,
+  standing: { readonly decision: string; readonly reason?: string },
+): string {
+  const reason = standing.reason === undefined ? '' : ` (${standing.reason})`;
+  return wellFormedText(
+    `sluice: your decision (${given}) was not applied: the pause had already been decided: ${standing.decision}${reason}. The run's outcome under that decision follows.\n`,
+  );
+}
+
 /** What a paused run waits for, as {@link pauseLines} prints it. */
 export interface WaitingCall {
   readonly runId: string;
@@ -98,14 +146,13 @@ export function pauseLines(waiting: WaitingCall, again: readonly string[]): stri
 }
 
 /**
- * The options to give `sluice resume` again: the run store, tools, policy, runtime (when not
- * quickjs, resume's default) and budget flags, as given.
+ * The options to give `sluice resume` again: the run store, tools, policy and budget flags, as
+ * given (resume reads the runtime from the run itself).
  */
 export function resumeOptions(options: {
   readonly runStore: string;
   readonly tools: string | undefined;
   readonly policy: string | undefined;
-  readonly runtime: TypeScriptRuntimeName;
   readonly budgets: BudgetSettings;
 }): string[] {
   const budgets = budgetFlags.flatMap(({ flag, setting }) => {
@@ -117,7 +164,6 @@ export function resumeOptions(options: {
     options.runStore,
     ...(options.tools === undefined ? [] : ['--tools', options.tools]),
     ...(options.policy === undefined ? [] : ['--policy', options.policy]),
-    ...(options.runtime === 'quickjs' ? [] : ['--runtime', options.runtime]),
     ...budgets,
   ];
 }

@@ -26,6 +26,12 @@ export const exitUsageError = 2;
  * the `sluice resume` command that continues it are printed. 3, after the codes a plain run uses.
  */
 export const exitPaused = 3;
+/**
+ * Exit code: `sluice resume <token> --allow|--deny` found the pause already decided the other way
+ * (two people, or two clicks, at once): this decision was not applied; the one that stands is
+ * printed, with the run's outcome.
+ */
+export const exitDecisionNotApplied = 4;
 /** Exit code: interrupted with Ctrl-C (SIGINT); the run was cancelled first. 128 + the signal's number, as shells do. */
 export const exitInterrupted = 130;
 

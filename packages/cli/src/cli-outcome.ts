@@ -1,8 +1,15 @@
 import { type RunCodeOutcome, summaryLine, usageFacts } from '@sluice/code-mode';
 import type { CodeRunEvent, LogEntry } from '@sluice/code-runtime';
 import type { Verbosity } from './cli-arguments.js';
-import { pauseLines, waitingCall } from './cli-durable.js';
-import { type CliIo, exitPaused, exitProgramFailure, exitSuccess, UsageError } from './cli-io.js';
+import { notAppliedLines, pauseLines, stoppedLines, waitingCall } from './cli-durable.js';
+import {
+  type CliIo,
+  exitDecisionNotApplied,
+  exitPaused,
+  exitProgramFailure,
+  exitSuccess,
+  UsageError,
+} from './cli-io.js';
 import type { ProgressLine } from './cli-progress.js';
 import { callLines, describeFailure, roundedResult } from './cli-report.js';
 
@@ -33,14 +40,22 @@ export class OutcomePrinter {
 
   /**
    * Prints how the run ended and resolves with the exit code. `again` are the `sluice resume`
-   * options a paused durable run is continued with.
+   * options a paused or stopped durable run is continued with; `given`, the decision this command
+   * gave, when it gave one.
    */
-  print(outcome: RunCodeOutcome, again: readonly string[] = []): number {
+  print(outcome: RunCodeOutcome, again: readonly string[] = [], given?: { readonly decision: string }): number {
     this.#progress.stop();
     const { result, durable } = outcome;
     const { json, verbosity } = this.#options;
     const io = this.#io;
     if (result === undefined) throw new UsageError(outcome.rendered.text.replace(/^\[run_code\] not run: /, '').trim());
+    // Another decision of the same token came first: this one changed nothing, and it says so.
+    const overruled =
+      given !== undefined &&
+      durable?.decision?.applied === false &&
+      durable.decision.decision.decision !== given.decision;
+    if (overruled && durable?.decision !== undefined)
+      io.stderr.write(notAppliedLines(given.decision, durable.decision.decision));
     // An outcome read back from the store (a token decided again) streamed nothing: its logs print now.
     if (!json) for (const entry of result.logs.slice(this.#streamedLogs)) this.#printLog(entry);
     if (json) {
@@ -52,12 +67,18 @@ export class OutcomePrinter {
       io.stderr.write(pauseLines(waitingCall(outcome)!, again));
     } else if (durable?.status === 'diverged') {
       io.stderr.write(`sluice: the run was stopped: ${durable.message}\n`);
+    } else if (durable?.status === 'stopped') {
+      io.stderr.write(
+        durable.reason === 'host-stopped' ? stoppedLines(durable.runId, again) : `sluice: ${durable.message}\n`,
+      );
+      return overruled ? exitDecisionNotApplied : exitProgramFailure;
     } else if (result.ok) {
       if (result.value !== undefined) io.stdout.write(`${JSON.stringify(result.value, null, 2)}\n`);
     } else {
       io.stderr.write(describeFailure(result.failure));
     }
     if (verbosity === 'verbose') io.stderr.write(callLines(result.calls));
+    if (overruled) return exitDecisionNotApplied;
     if (durable?.status === 'paused') return exitPaused;
     if (!json && verbosity !== 'quiet') {
       const summary = durable?.status === 'diverged' ? `failed: diverged · ${usageFacts(result)}` : summaryLine(result);

@@ -12,15 +12,27 @@ export interface FinishedSluice {
   readonly stderr: string;
 }
 
-/** Runs the built `sluice` with `args` in `cwd`, stdin closed, and resolves when it has exited. */
-export function runSluice(args: readonly string[], cwd: string): Promise<FinishedSluice> {
+/**
+ * Runs the built `sluice` with `args` in `cwd`, stdin closed, and resolves when it has exited.
+ * `signal`: sent once, as soon as the process has written `when` to stderr (a stage marker).
+ */
+export function runSluice(
+  args: readonly string[],
+  cwd: string,
+  signal?: { readonly when: string; readonly signal: NodeJS.Signals },
+): Promise<FinishedSluice> {
   const child = spawn(process.execPath, [sluiceBin, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   const output = { stdout: '', stderr: '' };
+  let signalled = false;
   child.stdout.on('data', (chunk: Buffer) => {
     output.stdout += chunk.toString('utf8');
   });
   child.stderr.on('data', (chunk: Buffer) => {
     output.stderr += chunk.toString('utf8');
+    if (signal !== undefined && !signalled && output.stderr.includes(signal.when)) {
+      signalled = true;
+      child.kill(signal.signal);
+    }
   });
   return new Promise((resolve) => child.on('close', (code) => resolve({ code, ...output })));
 }

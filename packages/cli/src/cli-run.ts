@@ -10,12 +10,7 @@ import { createContext } from '@sluice/context';
 import type { Policy, PolicyDefinition, Tool } from '@sluice/permissions';
 import type { RunStore } from '@sluice/run-store';
 import type { Verbosity } from './cli-arguments.js';
-import {
-  type BudgetSettings,
-  createBudgetedRuntime,
-  type TypeScriptRuntimeName,
-  typescriptRuntimes,
-} from './cli-budgets.js';
+import { type BudgetSettings, createBudgetedRuntime, type TypeScriptRuntimeName } from './cli-budgets.js';
 import { openRunStore, requireDeterminism, resumeOptions, withRunStore } from './cli-durable.js';
 import { loadPolicy, programLanguage, readProgram } from './cli-inputs.js';
 import { type CliIo, UsageError } from './cli-io.js';
@@ -68,16 +63,40 @@ export async function runCommand(options: RunCommandOptions, io: CliIo, signal?:
       ),
     );
     const printer = new OutcomePrinter(io, held.progress, options);
-    const runOptions = { onEvent: printer.onEvent, ...(signal === undefined ? {} : { signal }) };
-    if (location === undefined) return printer.print(await runCode.run({ code }, runOptions));
+    if (location === undefined) {
+      const runOptions = { onEvent: printer.onEvent, ...(signal === undefined ? {} : { signal }) };
+      return printer.print(await runCode.run({ code }, runOptions));
+    }
     // Chosen here, not by the store, so a run whose host dies can be found: `sluice resume --run <id>`.
     const runId = `durable_${randomUUID()}`;
     if (options.verbosity !== 'quiet') io.stderr.write(`sluice: durable run ${runId} in ${location}\n`);
-    const outcome = await withRunStore(location, () => runCode.run({ code }, { ...runOptions, runId }));
-    const again = resumeOptions({ ...options, runStore: location, runtime: options.runtime ?? typescriptRuntimes[0] });
-    return printer.print(outcome, again);
+    const outcome = await stopOnSignal(runCode, signal, () =>
+      withRunStore(location, () => runCode.run({ code }, { onEvent: printer.onEvent, runId })),
+    );
+    return printer.print(outcome, resumeOptions({ ...options, runStore: location }));
   } finally {
     await held.release();
+  }
+}
+
+/**
+ * Runs `work`, a durable run of `runCode`; a signal (SIGTERM, Ctrl-C) lets the run go unfinished
+ * and resumable rather than cancelling it: it ends as `stopped`, with nothing lost.
+ */
+export async function stopOnSignal<T>(
+  runCode: { close(): Promise<void> },
+  signal: AbortSignal | undefined,
+  work: () => Promise<T>,
+): Promise<T> {
+  const stop = () => {
+    runCode.close().catch(() => {});
+  };
+  signal?.addEventListener('abort', stop, { once: true });
+  try {
+    if (signal?.aborted === true) stop();
+    return await work();
+  } finally {
+    signal?.removeEventListener('abort', stop);
   }
 }
 

@@ -71,6 +71,16 @@ export function durableSections(outcome: DurableOutcome): RenderedSections | und
       body: wellFormedText(`${notice}\n${logsSection(result.logs, result.logsTruncated, 'logs so far')}\n`),
     };
   }
+  if (outcome.status === 'stopped') {
+    const notice =
+      outcome.reason === 'host-stopped'
+        ? 'The host running this program stopped before it ended. The run is kept: it continues from where it stopped when the host is back, and its result comes to you then. Do not run the program again: that would repeat its calls.'
+        : 'The run moved to another host, which continues it from where it stopped; its result comes from there. Do not run the program again: that would repeat its calls.';
+    return {
+      header: `[run_code] stopped: the run continues later · ${usageFacts(result)}`,
+      body: wellFormedText(`${notice}\n${logsSection(result.logs, result.logsTruncated, 'logs so far')}\n`),
+    };
+  }
   const notice = [
     `The run was continued from what it had recorded, and stopped. ${outcome.message}`,
     'Its recorded calls were not made again: check what they did before running the program again.',

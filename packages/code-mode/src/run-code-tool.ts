@@ -10,7 +10,7 @@ import {
   type JsonValue,
   wellFormedText,
 } from '@sluice/code-runtime';
-import { createDurableRuns, type DurableOutcome, type DurableRuns } from '@sluice/durable';
+import { createDurableRuns, type DurableDecision, type DurableOutcome, type DurableRuns } from '@sluice/durable';
 import {
   createPolicy,
   type DeriveBindingsOptions,
@@ -121,10 +121,10 @@ export interface RunCodeOutcome {
   readonly images?: readonly ImageContent[];
   /**
    * With `durable`: how the run stands. `paused` carries the pause token, for the host to show a
-   * person and pass to {@link RunCodeTool.decide}; the model is never shown it. `undefined` when
-   * the tool is not durable or nothing ran.
+   * person and pass to {@link RunCodeTool.decide}; the model is never shown it; `decision` is there
+   * for an outcome of {@link RunCodeTool.decide}. `undefined` when the tool is not durable or nothing ran.
    */
-  readonly durable?: DurableOutcome;
+  readonly durable?: DurableOutcome & { readonly decision?: DurableDecision['decision'] };
 }
 
 /** A person's answer to a paused call: allow it, or deny it with a reason the program reads. */
@@ -141,8 +141,14 @@ export interface RunCodeTool {
   readonly outputSchema: JsonObject;
   /** The `read_output` paging tool over this tool's cut results; offer it to the model when `result.paging` is set. */
   readonly readOutput: ReadOutputTool;
-  /** Removes the kept output of cut results and stops their timers (not a `result.spill` handed in). Idempotent. */
+  /**
+   * Removes the kept output of cut results and stops their timers (not a `result.spill` handed in),
+   * and lets every durable run in flight go unfinished and resumable (`DurableRuns.close`: their
+   * outcomes resolve with status `stopped`). Idempotent; {@link close} also waits for the runs.
+   */
   dispose(): void;
+  /** {@link dispose}, resolving once every durable run in flight has let go of the store. Idempotent. */
+  close(): Promise<void>;
   /** The declarations inside {@link description}, for the runtime's current language. */
   readonly declarations: ToolDeclarations;
   /** The conversation's loaded deferred tools (`loadedTools`, or a set of the tool's own). */
@@ -189,6 +195,9 @@ export function createRunCodeTool(options: RunCodeToolOptions): RunCodeTool {
   if (durable !== undefined) checkDurableOptions(durable, context.codeRuntime);
   // One owner for every durable run this tool starts, whichever runtime or declarations it used.
   const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  /** Every DurableRuns made, for close(): a new runtime or a newly loaded tool makes another. */
+  const allDurableRuns = new Set<DurableRuns>();
+  let closing: Promise<void> | undefined;
   const naming: ToolBindingNameOptions = {
     ...(options.permissions?.defaultNamespace === undefined
       ? {}
@@ -264,6 +273,7 @@ export function createRunCodeTool(options: RunCodeToolOptions): RunCodeTool {
           ...(durable?.pauseTtlMs === undefined ? {} : { pauseTtlMs: durable.pauseTtlMs }),
           ...(durable?.leaseMs === undefined ? {} : { leaseMs: durable.leaseMs }),
         });
+        allDurableRuns.add(durableRuns);
         return durableRuns;
       };
       entry = { version, declarations, description, bindings, durableRuns: made };
@@ -339,6 +349,12 @@ export function createRunCodeTool(options: RunCodeToolOptions): RunCodeTool {
     };
   }
 
+  function dispose(): void {
+    ownSpill?.dispose();
+    // Letting go is synchronous (each execution detaches at once); waiting for it is close()'s.
+    closing ??= Promise.allSettled([...allDurableRuns].map((runs) => runs.close())).then(() => {});
+  }
+
   return {
     name: 'run_code',
     get description() {
@@ -348,7 +364,11 @@ export function createRunCodeTool(options: RunCodeToolOptions): RunCodeTool {
     outputSchema: runCodeOutputSchema,
     // A page fits the same budget as a result, with room for its header and footer.
     readOutput: createReadOutputTool(spill, Math.max(512, tokenBudget * 4 - 256)),
-    dispose: () => ownSpill?.dispose(),
+    dispose,
+    close() {
+      dispose();
+      return closing ?? Promise.resolve();
+    },
     get declarations() {
       return forRuntime(context.codeRuntime).declarations;
     },

@@ -28,6 +28,11 @@ export interface McpCatalog {
   readonly discovery: ToolDiscovery;
   /** The runtime's wall-clock budget in milliseconds, when it publishes one. */
   readonly wallTimeMs: number | undefined;
+  /**
+   * Closes every `runCode` built (see `RunCodeTool.close`): durable runs in flight let go unfinished
+   * and resumable. Resolves once they have.
+   */
+  close(): Promise<void>;
 }
 
 /** What {@link buildCatalog} needs. */
@@ -56,10 +61,17 @@ export function buildCatalog(input: McpCatalogInput): McpCatalog {
   // One client session is one conversation: tools it loads stay loaded across rebuilds.
   const loaded = new LoadedTools(input.onToolsLoaded === undefined ? {} : { onChange: input.onToolsLoaded });
   const versions = () => upstreams.map((upstream) => upstream.toolsVersion).join(',');
-  let built = { versions: versions(), parts: buildParts(input, loaded) };
+  // Every runCode built, for close(): a run started before a rebuild may still be in flight.
+  const everyRunCode = new Set<RunCodeTool>();
+  const build = () => {
+    const parts = buildParts(input, loaded);
+    everyRunCode.add(parts.runCode);
+    return parts;
+  };
+  let built = { versions: versions(), parts: build() };
   const current = () => {
     const now = versions();
-    if (now !== built.versions) built = { versions: now, parts: buildParts(input, loaded) };
+    if (now !== built.versions) built = { versions: now, parts: build() };
     return built.parts;
   };
   return {
@@ -87,6 +99,9 @@ export function buildCatalog(input: McpCatalogInput): McpCatalog {
       return current().runCode.declarations.discovery;
     },
     wallTimeMs: readRuntimeLimits(input.context.codeRuntime).wallTimeMs,
+    async close() {
+      await Promise.allSettled([...everyRunCode].map((runCode) => runCode.close()));
+    },
   };
 }
 

@@ -108,6 +108,41 @@ describe('durable runs through sluice mcp', () => {
     }
   }, 240_000);
 
+  it('keeps a durable run resumable when the client quits while a tool runs; resume_run from a new server continues it', async () => {
+    const first = await startSluice(undefined, { configPath });
+    const code = `console.log('waiting');
+try { await lab.wait({ ms: 600000 }); return 'waited'; } catch (error) { return String(error.message).split(':')[0]; }`;
+    let running = false;
+    const call = first.client.callTool({ name: 'run_code', arguments: { code } }, undefined, {
+      timeout: 120_000,
+      onprogress: (progress) => {
+        running ||= progress.message?.includes('running: lab.wait') === true;
+      },
+    });
+    call.catch(() => {});
+    for (let waited = 0; !running && waited < 60_000; waited += 50)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(running, first.stderr()).toBe(true);
+    const runId = /durable run (durable_[\w-]+) started/.exec(first.stderr())?.[1];
+    expect(runId, first.stderr()).toBeDefined();
+    // The call reached the host; a moment more and the lab runs it. Then the client quits (stdin closes).
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await first.close();
+
+    const second = await startSluice(undefined, { configPath });
+    try {
+      const resumed = await second.client.callTool({ name: 'resume_run', arguments: { run_id: runId } }, undefined, {
+        timeout: 120_000,
+      });
+      // As after a crash: the call in flight is not run again blind, and the program reads why.
+      expect(resultValue(resumed)).toBe('interrupted');
+      expect(resultText(resumed)).toContain('waiting');
+      expect(resumed.structuredContent).toMatchObject({ ok: true, status: 'finished', runId });
+    } finally {
+      await second.close();
+    }
+  }, 240_000);
+
   it('asks a client that can at once, and answers run_code with the finished run', async () => {
     const sluice = await startSluice(undefined, { configPath, capabilities: { elicitation: {} } });
     try {

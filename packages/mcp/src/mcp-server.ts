@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -209,9 +210,18 @@ export function createSluiceMcpServer(config: SluiceMcpConfig, options: SluiceMc
         signal: controller.signal,
         ...(progress === undefined ? {} : { onEvent: progress.onEvent }),
       };
+      // A durable run's id is said when it starts, so a run the server stops before it ends can be
+      // found in the log and continued with resume_run.
+      const runId = store === undefined || resuming ? undefined : `durable_${randomUUID()}`;
+      if (runId !== undefined) {
+        log(`durable run ${runId} started`);
+        server
+          .sendLoggingMessage({ level: 'info', logger: 'sluice', data: `durable run ${runId} started` })
+          .catch(() => {});
+      }
       let outcome = resuming
         ? await resumeRun(current, store, input, runOptions, (pause) => askUser(server, pause, controller.signal))
-        : await current.runCode.run(input as never, runOptions);
+        : await current.runCode.run(input as never, { ...runOptions, ...(runId === undefined ? {} : { runId }) });
       // A paused durable run: ask the client's user now, and go on with their answer.
       for (;;) {
         if (outcome.durable?.status !== 'paused') break;
@@ -280,6 +290,9 @@ export function createSluiceMcpServer(config: SluiceMcpConfig, options: SluiceMc
     },
     close() {
       closing ??= (async () => {
+        // Durable runs in flight are let go first, unfinished and resumable (resume_run continues
+        // them): a shutdown is no cancellation. Other runs in flight are cancelled.
+        await (await started?.catch(() => undefined))?.close();
         for (const controller of active) controller.abort('the Sluice MCP server is shutting down');
         await Promise.allSettled([owned?.dispose(), ...upstreams.map((upstream) => upstream.close())]);
         spill.dispose();

@@ -119,4 +119,45 @@ describe('durable code mode for the AI SDK', () => {
       text: expect.stringMatching(/waits for no decision/),
     });
   }, 60_000);
+
+  it('keeps a run resumable when its host closes the code mode mid-call; resume_run of a new one continues it', async () => {
+    let started: () => void = () => {};
+    const inFlight = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const tools = {
+      wait: tool({
+        description: 'Waits until its run ends.',
+        inputSchema: z.object({}),
+        execute: (_input, { abortSignal }) =>
+          new Promise((resolve) => {
+            started();
+            abortSignal?.addEventListener('abort', () => resolve('aborted'));
+          }),
+      }),
+    };
+    const first = await createAiSdkDurableCodeMode({ tools, runtime, durable: { store } });
+    const execution = { toolCallId: 'call-1', messages: [] };
+    const running = first.tools.run_code.execute!(
+      {
+        code: `try { await tools.wait({}); return 'waited'; } catch (error) { return String(error.message).split(':')[0]; }`,
+      },
+      execution,
+    ) as Promise<AiSdkRunCodeOutput>;
+    await inFlight;
+    await first.close();
+    const stopped = await running;
+    expect(stopped.durable?.status).toBe('stopped');
+    expect(stopped.text).toContain(
+      `The run id is ${stopped.durable?.runId}: call resume_run with it to continue the run`,
+    );
+
+    const second = await createAiSdkDurableCodeMode({ tools, runtime, durable: { store } });
+    const resumed = (await second.tools.resume_run.execute!(
+      { run_id: stopped.durable!.runId },
+      execution,
+    )) as AiSdkRunCodeOutput;
+    // As after a crash: the call in flight is not run again blind, and the program reads why.
+    expect(resumed).toMatchObject({ ok: true, value: 'interrupted', durable: { status: 'finished' } });
+  }, 60_000);
 });

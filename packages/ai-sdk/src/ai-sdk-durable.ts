@@ -33,6 +33,13 @@ export interface AiSdkDurableCodeMode {
    * program): the run goes on with the denial as an error from that call. Resolves with its output.
    */
   deny(runId: string, reason?: string): Promise<AiSdkRunCodeOutput>;
+  /**
+   * For a host that stops (a deploy, SIGTERM): lets every durable run in flight go unfinished and
+   * resumable — their `run_code` results say `stopped`, and `resume_run` from this or another
+   * process continues them — and resolves once they have. Only the generation's own `abortSignal`
+   * finishes a run as `abort`. Idempotent.
+   */
+  close(): Promise<void>;
 }
 
 /**
@@ -86,6 +93,7 @@ export async function createAiSdkDurableCodeMode(
     tools: { run_code: definition, search_tools: createSearchToolsTool(runCode), resume_run: resumeRun },
     pendingApproval,
     deny: async (runId, reason) => deny(runCode, await waiting(runId), runId, reason),
+    close: () => runCode.close(),
   };
 }
 

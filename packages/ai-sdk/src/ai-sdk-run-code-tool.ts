@@ -86,9 +86,10 @@ export interface AiSdkRunCodeOutput {
   readonly usage?: CodeRunUsage;
   /**
    * Durable runs only: `paused` (a call waits for a person: `resume_run` asks for the approval),
-   * `diverged` or `finished`, and the durable run's id. Never the pause token.
+   * `stopped` (the host stopped before the run ended: `resume_run` continues it), `diverged` or
+   * `finished`, and the durable run's id. Never the pause token.
    */
-  readonly durable?: { readonly status: 'finished' | 'paused' | 'diverged'; readonly runId: string };
+  readonly durable?: { readonly status: 'finished' | 'paused' | 'diverged' | 'stopped'; readonly runId: string };
 }
 
 /** The AI SDK tool {@link createAiSdkRunCodeTool} returns: a program in, the run's {@link AiSdkRunCodeOutput} out; the model reads its `text`. */
@@ -133,7 +134,9 @@ export function aiSdkOutput(outcome: RunCodeOutcome): AiSdkRunCodeOutput {
   const text =
     durable.status === 'paused'
       ? `${output.text}[sluice] The run id is ${durable.runId}: call resume_run with it to ask the person for their approval; do not run the program again.\n`
-      : output.text;
+      : durable.status === 'stopped'
+        ? `${output.text}[sluice] The run id is ${durable.runId}: call resume_run with it to continue the run; do not run the program again.\n`
+        : output.text;
   return { ...output, text, durable: { status: durable.status, runId: durable.runId } };
 }
 

@@ -18,6 +18,8 @@ _POSITIONAL_CALL = b'{"v":%d,"type":"call","id":%d,"namespace":"%s","name":"%s",
 _LOG_CHARS = 8192
 #: The real `os.write`: the program's writes to fds 1 and 2 are routed (see DescriptorWrites), the channel's never.
 _os_write = os.write
+#: The real `os.fstat`: a deterministic run's numbers inodes in its own order (sluice_determinism_files).
+_os_fstat = os.fstat
 
 
 class HostCallError(Exception):
@@ -290,7 +292,7 @@ class DescriptorWrites:
 
 def _identity(fd):
     try:
-        status = os.fstat(fd)
+        status = _os_fstat(fd)
     except OSError:
         return None
     return (status.st_dev, status.st_ino)

@@ -1,4 +1,5 @@
-"""A deterministic run: a virtual clock, one seeded generator, host results in call order.
+"""A deterministic run: a virtual clock, one seeded generator, host results in call order, and what the
+run reads of its process, host and files the same in every run (sluice_determinism_process, _files).
 
 Installed in the child by `install`, only when the run frame asks for it, before the program runs;
 a plain run never touches this module's functions. The hash seed is not set here: every zygote
@@ -17,9 +18,17 @@ import time
 import warnings
 
 import sluice_channel
+import sluice_determinism_files
+import sluice_determinism_process
 
 _NS_PER_MS = 1_000_000
 _NS_PER_SECOND = 1_000_000_000
+#: Clocks that tell the time of day; every other clock (monotonic, boot, CPU) counts from the run's start.
+#: Linux's CLOCK_REALTIME_COARSE (5) and CLOCK_REALTIME_ALARM (8) have no name in `time`.
+_WALL_CLOCKS = frozenset(
+    [getattr(time, name) for name in ('CLOCK_REALTIME', 'CLOCK_TAI') if hasattr(time, name)]
+    + ([5, 8] if sys.platform.startswith('linux') else [])
+)
 
 
 class Clock:
@@ -56,12 +65,16 @@ def install(deterministic, loop, channel):
     generator.seed(int(deterministic['seed']), version=2)
     _install_clock(clock)
     _install_randomness(generator)
+    identity = sluice_determinism_process.Identity(int(deterministic['seed']))
+    sluice_determinism_process.install(identity, clock, generator)
+    sluice_determinism_files.install(identity, clock)
     _Order(loop, channel, clock).install()
 
 
 def _install_clock(clock):
     real_localtime, real_gmtime, real_ctime = time.localtime, time.gmtime, time.ctime
     real_strftime, real_asctime = time.strftime, time.asctime
+    real_getres, real_cpuclockid = time.clock_getres, time.pthread_getcpuclockid
 
     def sleep(seconds):
         if seconds < 0:
@@ -83,6 +96,14 @@ def _install_clock(clock):
     def strftime(form, moment=None):
         return real_strftime(form, real_localtime(clock.time()) if moment is None else moment)
 
+    def clock_gettime_ns(clock_id):
+        real_getres(clock_id)  # a clock that does not exist raises as before
+        return clock.time_ns() if clock_id in _WALL_CLOCKS else clock.monotonic_ns()
+
+    def pthread_getcpuclockid(ident):
+        real_cpuclockid(ident)  # its number names the thread: every CPU clock reads the same virtual time
+        return time.CLOCK_THREAD_CPUTIME_ID
+
     replaced = {
         'time': clock.time,
         'time_ns': clock.time_ns,
@@ -100,6 +121,9 @@ def _install_clock(clock):
         'ctime': ctime,
         'asctime': asctime,
         'strftime': strftime,
+        'clock_gettime': lambda clock_id: clock_gettime_ns(clock_id) / _NS_PER_SECOND,
+        'clock_gettime_ns': clock_gettime_ns,
+        'pthread_getcpuclockid': pthread_getcpuclockid,
     }
     for name, function in replaced.items():
         setattr(time, name, function)

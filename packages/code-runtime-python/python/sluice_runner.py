@@ -34,6 +34,8 @@ EXIT_OUT_OF_MEMORY = 71
 
 #: The real one: the program's `asyncio.new_event_loop` refuses (see sluice_program._new_event_loop).
 _new_event_loop = asyncio.new_event_loop
+#: The real one: a deterministic run's reads the virtual clock (sluice_determinism_process); `usage` is the process's.
+_getrusage = resource.getrusage
 #: The lowest descriptor of the zygote loop's self-pipe: above what a child keeps (0 to 2, and the
 #: channel on 3) and the socket pair it makes for its own self-pipe (the next two).
 _SELF_PIPE_FLOOR = 10
@@ -398,7 +400,7 @@ def _finish(channel, outcome, prepared):
             stream.flush()
         except Exception:  # noqa: BLE001, S110
             pass
-    usage = resource.getrusage(resource.RUSAGE_SELF)
+    usage = _getrusage(resource.RUSAGE_SELF)
     outcome['usage'] = {
         'cpuMs': round((usage.ru_utime + usage.ru_stime) * 1000, 3),
         'peakMemoryBytes': usage.ru_maxrss * 1024,

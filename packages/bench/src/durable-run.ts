@@ -5,7 +5,9 @@
 //   run plainly (deterministic, same runtime) in the same process, interleaved, medians;
 // - replay speed: resuming a run whose N calls are all journaled (calls per second);
 // - resume latency after a crash: a host process dies by SIGKILL inside its last call; the time a
-//   second host takes from `resume()` to the outcome, and to open the store before it.
+//   second host takes from `resume()` to the outcome, and to open the store before it;
+// - runs per second of a one-call durable program, one after another, against the same program run
+//   plainly (the anchor), interleaved.
 // Writes the table to results/durable.md.
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -37,6 +39,8 @@ interface Row {
   readonly plainMs: number;
   readonly durableMs: number;
   readonly replayMs: number;
+  readonly oneCallPlain: number;
+  readonly oneCallDurable: number;
   readonly resumeMs?: number;
   readonly openMs?: number;
 }
@@ -78,11 +82,28 @@ async function measure(name: string, store: RunStore): Promise<Row> {
     if (!replayed.result.ok) throw new Error(`the replay failed: ${JSON.stringify(replayed)}`);
     replay.push(performance.now() - started);
   }
+  // One-call programs, one after another: what a durable run costs when the program is short.
+  const oneCall = 'return (await tools.step({ i: 1 })).i;';
+  let plainMs = 0;
+  let durableMs = 0;
+  const oneCallRuns = Number(options['one-call-runs'] ?? '40');
+  for (let index = 0; index < oneCallRuns; index += 1) {
+    let started = performance.now();
+    const result = await runtime.run({ program: oneCall, bindings: { tools: { step: (input) => input } } });
+    plainMs += performance.now() - started;
+    if (!result.ok) throw new Error(`the plain one-call run failed: ${JSON.stringify(result)}`);
+    started = performance.now();
+    const outcome = await runs.start({ program: oneCall });
+    durableMs += performance.now() - started;
+    if (!outcome.result.ok) throw new Error(`the durable one-call run failed: ${JSON.stringify(outcome)}`);
+  }
   return {
     store: name,
     plainMs: percentile(plain, 50),
     durableMs: percentile(durable, 50),
     replayMs: percentile(replay, 50),
+    oneCallPlain: (oneCallRuns * 1000) / plainMs,
+    oneCallDurable: (oneCallRuns * 1000) / durableMs,
   };
 }
 
@@ -166,14 +187,14 @@ const lines = [
       ' ',
     )} at the end, ${codeVersion()}. \`pnpm --filter @sluice/bench durable\`: QuickJS provider, a program of ${calls} sequential host calls, median of ${rounds} rounds interleaved with the plain run.`,
   '',
-  '| store | plain run ms | durable run ms | journal µs per call | replay ms | replay calls/s | store open ms | resume after SIGKILL ms |',
-  '|---|---|---|---|---|---|---|---|',
+  '| store | plain run ms | durable run ms | journal µs per call | replay ms | replay calls/s | store open ms | resume after SIGKILL ms | one-call runs/s: plain / durable (ratio) |',
+  '|---|---|---|---|---|---|---|---|---|',
   ...rows.map(
     (row) =>
-      `| ${row.store} | ${row.plainMs.toFixed(1)} | ${row.durableMs.toFixed(1)} | ${perCall(row.durableMs - row.plainMs)} | ${row.replayMs.toFixed(1)} | ${Math.round((calls * 1000) / row.replayMs)} | ${row.openMs?.toFixed(0) ?? '–'} | ${row.resumeMs?.toFixed(1) ?? '–'} |`,
+      `| ${row.store} | ${row.plainMs.toFixed(1)} | ${row.durableMs.toFixed(1)} | ${perCall(row.durableMs - row.plainMs)} | ${row.replayMs.toFixed(1)} | ${Math.round((calls * 1000) / row.replayMs)} | ${row.openMs?.toFixed(0) ?? '–'} | ${row.resumeMs?.toFixed(1) ?? '–'} | ${row.oneCallPlain.toFixed(0)} / ${row.oneCallDurable.toFixed(0)} (${(row.oneCallDurable / row.oneCallPlain).toFixed(2)}×) |`,
   ),
   '',
-  'Journal µs per call: (durable − plain) / calls; each call commits its intent and its outcome (two statements). Replay: resuming a run whose calls are all journaled, answered from the journal. Resume after SIGKILL: a host process dies inside the last of three calls; a second host opens the store (store open) and resumes (resume), the journaled calls answered and the unsafe call in flight given `interrupted`.',
+  'Journal µs per call: (durable − plain) / calls; each call commits its intent and its outcome (two statements). Replay: resuming a run whose calls are all journaled, answered from the journal. Resume after SIGKILL: a host process dies inside the last of three calls; a second host opens the store (store open) and resumes (resume), the journaled calls answered and the unsafe call in flight given `interrupted`. One-call runs/s: a program of one host call, run one after another, plainly and durably (start record, intent, outcome, status, lease), interleaved.',
   '',
 ];
 const report = lines.join('\n');

@@ -4,9 +4,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createPostgresRunStore } from '@sluice/run-store';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { startTestPostgres, type TestPostgres } from '../../run-store/src/postgres-test-server.test-helper.js';
-import { binPath, labServer, resultText, startSluice } from './__fixtures__/sluice-process.js';
+import { binPath, labServer, resultText, resultValue, startSluice } from './__fixtures__/sluice-process.js';
 
 // `sluice.durable.store` as the operator writes it: `${VAR}` expanded, the store opened and checked
 // at start-up, and a store another Sluice process holds answered as a tool result the model can read.
@@ -159,5 +160,53 @@ describe('sluice mcp with a PostgreSQL run store from a variable', () => {
     const store = createPostgresRunStore({ connectionString: url });
     onTestFinished(() => store.close());
     expect((await store.getRun(runId))?.status).toBe('paused');
+  }, 240_000);
+
+  it('answers with a tool result, not a protocol error, when the store goes away mid-run; resume_run continues it', async () => {
+    const url = await postgres.createDatabase('mcp_store_away');
+    const database = new URL(url).pathname.slice(1);
+    const admin = new pg.Client({ connectionString: Object.assign(new URL(url), { pathname: '/postgres' }).href });
+    await admin.connect();
+    onTestFinished(() => admin.end());
+    const { path } = durableConfig('${SLUICE_TEST_PG_URL}');
+    const sluice = await startSluice(undefined, { configPath: path, env: { SLUICE_TEST_PG_URL: url } });
+    onTestFinished(() => sluice.close());
+    let running = false;
+    const call = sluice.client.callTool(
+      {
+        name: 'run_code',
+        arguments: {
+          code: `try { await lab.wait({ ms: 3000 }); return 'waited'; } catch (error) { return String(error.message).split(':')[0]; }`,
+        },
+      },
+      undefined,
+      {
+        timeout: 120_000,
+        onprogress: (progress) => {
+          running ||= progress.message?.includes('running: lab.wait') === true;
+        },
+      },
+    );
+    for (let waited = 0; !running && waited < 60_000; waited += 50)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(running, sluice.stderr()).toBe(true);
+    // The database goes away while the tool runs: its connections end and new ones are refused.
+    await admin.query(`ALTER DATABASE ${database} ALLOW_CONNECTIONS false`);
+    await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [database]);
+    const stopped = await call;
+    expect(stopped.isError).toBe(true);
+    const text = resultText(stopped);
+    const runId = /durable run (durable_[\w-]+) started/.exec(sluice.stderr())?.[1];
+    expect(text).toContain(
+      `[run_code] stopped: the durable run store failed while the run was going on, so it stopped; nothing it recorded is lost. Call resume_run with run id ${runId} once the store is back;`,
+    );
+    expect(text).not.toMatch(/127\.0\.0\.1|postgres:|ECONN/);
+    expect(sluice.stderr()).toMatch(/durable run stopped: The run store failed/);
+    await admin.query(`ALTER DATABASE ${database} ALLOW_CONNECTIONS true`);
+    const resumed = await sluice.client.callTool({ name: 'resume_run', arguments: { run_id: runId } }, undefined, {
+      timeout: 120_000,
+    });
+    // The wait was in flight when the store went: as after a crash, it is not run again blind.
+    expect(resultValue(resumed)).toBe('interrupted');
   }, 240_000);
 });

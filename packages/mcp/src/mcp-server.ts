@@ -17,7 +17,7 @@ import { createQuickJsCodeRuntime } from '@sluice/code-runtime-quickjs';
 import { createWorkerThreadCodeRuntime } from '@sluice/code-runtime-worker-thread';
 
 import { createContext } from '@sluice/context';
-import type { DurablePause } from '@sluice/durable';
+import { type DurablePause, DurableRunError } from '@sluice/durable';
 import type { ApprovalCallback, PermissionDecision } from '@sluice/permissions';
 import type { RunStore } from '@sluice/run-store';
 import {
@@ -205,6 +205,8 @@ export function createSluiceMcpServer(config: SluiceMcpConfig, options: SluiceMc
             send: (update) =>
               extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, ...update } }),
           });
+    // A durable run's id, chosen here: said when the run starts, and in a result the store cut short.
+    const runId = store === undefined || resuming ? undefined : `durable_${randomUUID()}`;
     try {
       const runOptions = {
         signal: controller.signal,
@@ -212,7 +214,6 @@ export function createSluiceMcpServer(config: SluiceMcpConfig, options: SluiceMc
       };
       // A durable run's id is said when it starts, so a run the server stops before it ends can be
       // found in the log and continued with resume_run.
-      const runId = store === undefined || resuming ? undefined : `durable_${randomUUID()}`;
       if (runId !== undefined) {
         log(`durable run ${runId} started`);
         server
@@ -256,6 +257,14 @@ export function createSluiceMcpServer(config: SluiceMcpConfig, options: SluiceMc
         // A paused durable run is no error: it waits for a person.
         isError: outcome.durable?.status !== 'paused' && (result === undefined || !result.ok),
       };
+    } catch (error) {
+      // The store failed while the run went on (the database went away): the run is kept as far as
+      // the store took it. The operator reads why; the model reads what to do, without host details.
+      if (!DurableRunError.isInstance(error)) throw error;
+      log(`durable run stopped: ${foreignText(error, 4096)}`);
+      const id = resuming ? (input as { run_id?: unknown }).run_id : runId;
+      const text = `[${request.params.name}] stopped: the durable run store failed while the run was going on, so it stopped; nothing it recorded is lost.${typeof id === 'string' ? ` Call resume_run with run id ${id} once the store is back;` : ' It continues with resume_run once the store is back;'} if it keeps failing, tell the user the run store cannot be reached. Do not run the program again: that would repeat its calls.\n`;
+      return { content: [{ type: 'text', text }], isError: true };
     } finally {
       progress?.stop();
       active.delete(controller);

@@ -82,19 +82,21 @@ export function describePauseBehaviour(store: CurrentStore): void {
   });
 
   describe('startPausedCall', () => {
+    const payPause = (runId: string) => ({
+      token: newToken(),
+      runId,
+      seq: 1,
+      tool: 'pay',
+      input: {},
+      reason: 'r',
+      createdAt: 1,
+      expiresAt: Date.now() + 60_000,
+    });
+
     it('marks the approved call started once: the first execution gets true, any later one false', async () => {
       const start = startRecord();
       const lease = await store().createRun(start, 'host-a', 60_000);
-      const pause = {
-        token: newToken(),
-        runId: start.runId,
-        seq: 1,
-        tool: 'pay',
-        input: {},
-        reason: 'r',
-        createdAt: 1,
-        expiresAt: Date.now() + 60_000,
-      };
+      const pause = payPause(start.runId);
       await store().createPause(pause, lease);
       await store().decidePause(pause.token, { decision: 'allow' });
       expect(await store().startPausedCall(pause.token, lease)).toBe(true);
@@ -106,16 +108,7 @@ export function describePauseBehaviour(store: CurrentStore): void {
     it('refuses a lease that was claimed since, and a token of another run', async () => {
       const start = startRecord();
       const stale = await store().createRun(start, 'host-a', 0);
-      const pause = {
-        token: newToken(),
-        runId: start.runId,
-        seq: 1,
-        tool: 'pay',
-        input: {},
-        reason: 'r',
-        createdAt: 1,
-        expiresAt: Date.now() + 60_000,
-      };
+      const pause = payPause(start.runId);
       await store().createPause(pause, stale);
       const fresh = await store().claimRun(start.runId, 'host-b', 60_000);
       expect(RunStoreLeaseLostError.isInstance(await rejectionOf(store().startPausedCall(pause.token, stale)))).toBe(

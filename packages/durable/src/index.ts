@@ -1,6 +1,7 @@
-export { interruptedMessage, type JournalCost } from './durable-journal.js';
+export { type DetachReason, interruptedMessage, type JournalCost } from './durable-journal.js';
 export {
   createDurableRuns,
+  type DurableDecision,
   type DurableOutcome,
   type DurablePause,
   DurableRunError,

@@ -88,8 +88,11 @@ describe('index exports', () => {
 });
 
 describe('HostCallContext', () => {
-  it('has exactly runId, callId, signal and the optional positional arguments', () => {
-    expectTypeOf<keyof HostCallContext>().toEqualTypeOf<'runId' | 'callId' | 'signal' | 'positional'>();
+  it('has exactly runId, callId, signal, the optional positional arguments and the optional idempotency key', () => {
+    expectTypeOf<keyof HostCallContext>().toEqualTypeOf<
+      'runId' | 'callId' | 'signal' | 'positional' | 'idempotencyKey'
+    >();
     expectTypeOf<HostCallContext['positional']>().toEqualTypeOf<readonly JsonValue[] | undefined>();
+    expectTypeOf<HostCallContext['idempotencyKey']>().toEqualTypeOf<string | undefined>();
   });
 });

@@ -97,7 +97,7 @@ export function spawnWorkerProcess(
   }
   let directory: string;
   try {
-    directory = mkdtempSync(join(tmpdir(), 'sluice-worker-'));
+    directory = mkdtempSync(join(hostFolder(tmpdir()), 'process-'));
   } catch (error) {
     throw new Error(`its private directory could not be created in ${tmpdir()} (${errorCode(error)})`);
   }
@@ -145,6 +145,40 @@ export function spawnWorkerProcess(
     removeDirectory(directory);
     throw new Error(`the process could not be started (${errorCode(error)})`);
   }
+}
+
+/** This host process's folder in each temp directory it used, holding its worker processes' directories. */
+const hostFolders = new Map<string, string>();
+
+/**
+ * The folder in `base` that holds this host process's worker directories, made on first use with a
+ * reaper: a detached `/bin/sh` that waits for its stdin to close and then removes the folder. The
+ * host holds the pipe's other end until it exits, however it exits (`kill -9` included), so no
+ * `sluice-worker-*` folder outlives the host, while a worker process cannot remove a directory
+ * itself (no file system writes). Throws when the folder cannot be made.
+ */
+function hostFolder(base: string): string {
+  const known = hostFolders.get(base);
+  if (known !== undefined && existsSync(known)) return known;
+  const folder = mkdtempSync(join(base, 'sluice-worker-'));
+  hostFolders.set(base, folder);
+  try {
+    const reaper = spawn('/bin/sh', ['-c', 'cat > /dev/null; rm -rf -- "$0"', folder], {
+      // Its own process group: a Ctrl-C to the host's group must not end it before the host has gone.
+      detached: true,
+      env: { PATH: '/usr/bin:/bin' },
+      stdio: ['pipe', 'ignore', 'ignore'],
+      windowsHide: true,
+    });
+    reaper.on('error', () => {});
+    reaper.stdin?.on('error', () => {});
+    // Neither the reaper nor its pipe keeps the host alive; the pipe closes when the host exits.
+    reaper.unref();
+    (reaper.stdin as { unref?: () => void } | null)?.unref?.();
+  } catch {
+    // No reaper (no /bin/sh): the folder stays behind a host that is killed, as before.
+  }
+  return folder;
 }
 
 /** Removes a worker process's private directory; never throws. */

@@ -18,7 +18,7 @@ export const stdinProgramBytes = 16 * 1024 * 1024;
 /**
  * The language of the program `path` names (relative to `cwd`; `-` is stdin): `language` when given,
  * else the file's extension, else TypeScript for stdin. Throws {@link UsageError} for a missing
- * file or an extension no runtime takes.
+ * file, a directory, or an extension no runtime takes.
  */
 export function programLanguage(
   path: string,
@@ -27,7 +27,11 @@ export function programLanguage(
 ): CodeRuntimeLanguage {
   if (path === '-') return language ?? 'typescript';
   const file = resolve(cwd, path);
-  if (!existsSync(file) || !statSync(file).isFile()) throw new UsageError(`The program ${path} does not exist.`);
+  if (!existsSync(file)) throw new UsageError(`The program ${path} does not exist.`);
+  if (statSync(file).isDirectory()) {
+    throw new UsageError(`${path} is a directory; sluice run needs a program file (or - for stdin).`);
+  }
+  if (!statSync(file).isFile()) throw new UsageError(`The program ${path} is not a file.`);
   const chosen = language ?? languages[extname(file)];
   if (chosen === undefined) {
     throw new UsageError(`sluice run needs a .ts, .js or .py program (or --language), got ${path}.`);
@@ -48,6 +52,10 @@ export async function readProgram(path: string, io: CliIo, signal?: AbortSignal)
 async function readStdin(io: CliIo, signal: AbortSignal | undefined): Promise<string> {
   const { stdin } = io;
   if (stdin === undefined) throw new UsageError('sluice run - reads the program from stdin, but there is none here.');
+  // A person at a terminal sees nothing happen otherwise: the command waits for them.
+  if ((stdin as { readonly isTTY?: boolean }).isTTY === true) {
+    io.stderr.write('sluice: reading the program from stdin; end it with Ctrl-D.\n');
+  }
   const chunks: Buffer[] = [];
   let bytes = 0;
   const iterator = stdin[Symbol.asyncIterator]();

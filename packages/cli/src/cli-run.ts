@@ -12,6 +12,7 @@ import type { RunStore } from '@sluice/run-store';
 import type { Verbosity } from './cli-arguments.js';
 import { type BudgetSettings, createBudgetedRuntime, type TypeScriptRuntimeName } from './cli-budgets.js';
 import { openRunStore, requireDeterminism, resumeOptions, withRunStore } from './cli-durable.js';
+import { failureHints, policyNameWarnings } from './cli-hints.js';
 import { loadPolicy, programLanguage, readProgram } from './cli-inputs.js';
 import { type CliIo, UsageError } from './cli-io.js';
 import { OutcomePrinter } from './cli-outcome.js';
@@ -65,7 +66,10 @@ export async function runCommand(options: RunCommandOptions, io: CliIo, signal?:
     const printer = new OutcomePrinter(io, held.progress, options);
     if (location === undefined) {
       const runOptions = { onEvent: printer.onEvent, ...(signal === undefined ? {} : { signal }) };
-      return printer.print(await runCode.run({ code }, runOptions));
+      const outcome = await runCode.run({ code }, runOptions);
+      const exit = printer.print(outcome);
+      if (outcome.result?.ok === false) io.stderr.write(failureHints(outcome.result.failure, options, code));
+      return exit;
     }
     // Chosen here, not by the store, so a run whose host dies can be found: `sluice resume --run <id>`.
     const runId = `durable_${randomUUID()}`;
@@ -103,13 +107,20 @@ export async function stopOnSignal<T>(
 /** What a command holds while its run goes: the runtime in a context, the progress line, the tool and the store. */
 export class HeldRun {
   readonly ctx = createContext();
-  readonly progress: ProgressLine;
+  readonly #progressStream: CliIo['stderr'];
+  #progress: ProgressLine | undefined;
   #tool: { dispose(): void } | undefined;
   #store: RunStore | undefined;
 
   constructor(runtime: CodeRuntime, io: CliIo, verbosity: Verbosity) {
     this.ctx.provide('codeRuntime', runtime);
-    this.progress = new ProgressLine(verbosity === 'quiet' ? { write: () => {} } : io.stderr);
+    this.#progressStream = verbosity === 'quiet' ? { write: () => {} } : io.stderr;
+  }
+
+  /** The progress line, started when first asked for: after the program is read, so not while stdin waits. */
+  get progress(): ProgressLine {
+    this.#progress ??= new ProgressLine(this.#progressStream);
+    return this.#progress;
   }
 
   holdTool<T extends { dispose(): void }>(tool: T): T {
@@ -124,7 +135,7 @@ export class HeldRun {
 
   /** Lets go of everything, in order; call it once, in `finally`. */
   async release(): Promise<void> {
-    this.progress.stop();
+    this.#progress?.stop();
     // The full text of a cut result is of no use once the command ends: nothing is left in the temp folder.
     this.#tool?.dispose();
     // Disposing kills the sandbox: a cancelled run leaves no worker or child behind.
@@ -140,6 +151,10 @@ export async function loadToolsAndPolicy(
 ): Promise<{ tools: Tool[]; policy: Policy | PolicyDefinition }> {
   const tools = options.tools === undefined ? [] : await loadToolsModule(options.tools, io.cwd);
   const policy = options.policy === undefined ? allowEverything : loadPolicy(options.policy, io.cwd);
+  if (options.tools !== undefined && options.policy !== undefined) {
+    const names = tools.map((tool) => tool.name);
+    io.stderr.write(policyNameWarnings(policy, names, { policy: options.policy, tools: options.tools }));
+  }
   return { tools, policy };
 }
 

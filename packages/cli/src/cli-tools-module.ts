@@ -1,5 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
-import { extname, resolve } from 'node:path';
+import { extname, isAbsolute, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { foreignText, type JsonObject } from '@sluice/code-runtime';
 import type { Tool } from '@sluice/permissions';
@@ -30,8 +30,9 @@ export async function loadToolsModule(path: string, cwd: string): Promise<Tool[]
       namespace = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
     }
   } catch (error) {
-    const reason = foreignText(error, 4096).split('\n')[0];
-    throw new UsageError(`The tools module ${path} failed to load: ${reason}`);
+    throw new UsageError(
+      `The tools module ${path} failed to load: ${loadProblem(foreignText(error, 4096), file, path, cwd)}`,
+    );
   }
   const tools = collectTools(namespace, path);
   if (tools.length === 0) {
@@ -74,6 +75,22 @@ export function collectTools(namespace: Record<string, unknown>, path = 'module'
   return unique(
     entries.flatMap(([name, candidate]) => (typeof candidate === 'function' ? [functionTool(name, candidate)] : [])),
   );
+}
+
+/**
+ * The first line of a load error; for esbuild's `Transform failed with 1 error:` (a syntax error that
+ * tsx met), the error itself as `file:line:column: text`, the file named as it was given (else relative to `cwd`).
+ */
+export function loadProblem(text: string, file: string, given: string, cwd: string): string {
+  const [first = '', ...rest] = text.split('\n');
+  if (!/^Transform failed with \d+ errors?:$/.test(first.trim())) return first;
+  const located = rest
+    .map((line) => /^(.+?):(\d+):(\d+): (?:ERROR: )?(.*)$/.exec(line.trim()))
+    .find((match) => match !== null);
+  if (!located) return rest.find((line) => line.trim() !== '')?.trim() ?? first;
+  const [, where = '', line, column, message] = located;
+  const name = where === file ? given : isAbsolute(where) ? relative(cwd, where) : where;
+  return `${name}:${line}:${column}: ${message}`;
 }
 
 function unique(tools: readonly Tool[]): Tool[] {

@@ -192,10 +192,12 @@ describe('a durable host stalled past its lease (PostgreSQL)', () => {
     async () => {
       const place = await freshPlace('postgres');
       const go = `${place.ledger}.go`;
-      const host = spawnHost(place, 'A', 'start', { stop: 'in-tool:2', go, lease: 600 });
+      // A short lease, so the test need not wait long past it; not shorter, or A could lose it under
+      // load before the stall (by its own clock, its renewals being slow).
+      const host = spawnHost(place, 'A', 'start', { stop: 'in-tool:2', go, lease: 2000 });
       await host.waitFor('stage executing 2', within, 'call 2 running');
       host.signal('SIGSTOP');
-      // B takes the run once A's 600 ms lease has lapsed, reruns the read A was in, and sends.
+      // B takes the run once A's 2 s lease has lapsed, reruns the read A was in, and sends.
       const finished = await withHost(place, 'B', async ({ runs, store }) => {
         const outcome = await resumeWhenFree(runs, place.runId);
         expect(outcome).toMatchObject({

@@ -67,9 +67,13 @@ export function useFaultPlaces() {
     return { kind, where: await postgres.createDatabase(`faults_${places}`), runId, ledger };
   }
 
-  /** A fault-host.ts process on `place` (lease 1 s unless `settings` says otherwise). */
+  /**
+   * A fault-host.ts process on `place`. Its lease is 5 s unless `settings` says otherwise: a shorter
+   * one can lapse by the host's own clock on a loaded machine (its renewals wait behind slow writes),
+   * and the host then rightly stops the run as `lease-lost` before the fault a test aims at.
+   */
   function spawnHost(place: Place, host: string, mode: string, settings: Record<string, string | number> = {}) {
-    const pairs = Object.entries({ host, lease: 1000, ...settings }).map(([key, value]) => `${key}=${value}`);
+    const pairs = Object.entries({ host, lease: 5000, ...settings }).map(([key, value]) => `${key}=${value}`);
     return new HostProcess(host, [place.kind, place.where, place.runId, mode, place.ledger, ...pairs]);
   }
 
@@ -94,7 +98,7 @@ export function useFaultPlaces() {
   return { freshPlace, spawnHost, withHost };
 }
 
-/** Resumes once the lease of a host that died (1 s, or 600 ms) has lapsed; gives up after 30 s. */
+/** Resumes once the lease of a host that died has lapsed (a few seconds); gives up after 30 s. */
 export async function resumeWhenFree(runs: DurableRuns, runId: string): Promise<DurableOutcome> {
   const deadline = Date.now() + 30_000;
   for (;;) {

@@ -76,6 +76,45 @@ describe('QuickJS provider against hostile programs', () => {
     expect(result).toMatchObject({ ok: true, value: ['RangeError', 'RangeError', 'RangeError'] });
   }, 30_000);
 
+  it('reports the CPU time of a run the CPU budget stopped before its first await', async () => {
+    const strict = createQuickJsCodeRuntime({ poolSize: 1, cpuTimeMs: 100 });
+    const result = await strict.run({ program: 'for (;;) {}' });
+    await strict.dispose();
+    expect(result).toMatchObject({ ok: false, failure: { kind: 'timeout', budget: 'cpu-time' } });
+    // The run ended inside its first turn: the time of that turn is the run's CPU time.
+    expect(result.usage.cpuMs).toBeGreaterThanOrEqual(100);
+  }, 30_000);
+
+  it('lets the program catch deep nesting in eval and new Function, and the next run is served', async () => {
+    const nested = (depth: number, open: string, close: string, middle: string) =>
+      JSON.stringify(open.repeat(depth) + middle + close.repeat(depth));
+    const caught = (expression: string) =>
+      `try { return ['no error', ${expression}]; } catch (error) { return [error.name, error.message]; }`;
+    for (const program of [
+      caught(`eval(${nested(5_000, '(', ')', '1')})`),
+      caught(`new Function('return ' + ${nested(5_000, '(', ')', '1')})()`),
+      caught(`eval(${nested(50_000, '(', ')', '1')})`),
+      caught(`eval(${nested(50_000, '1+(', ')', '1')})`),
+      caught(`eval('['.repeat(1e6) + ']'.repeat(1e6))`),
+    ]) {
+      expect(await outcome(program)).toEqual({ ok: true, value: ['RangeError', 'Maximum call stack size exceeded'] });
+    }
+    // Uncaught, it ends the run as the program's exception, not as the engine's failure.
+    const uncaught = await runtime.run({ program: `return eval(${nested(5_000, '(', ')', '1')});` });
+    expect(uncaught).toMatchObject({
+      ok: false,
+      failure: { kind: 'exception', name: 'RangeError', message: expect.stringContaining('Maximum call stack size') },
+    });
+    // A program nested as deep (prepared on the host first) is not the engine's failure either.
+    for (const program of [
+      `return ${'('.repeat(5_000)}1${')'.repeat(5_000)};`,
+      `return ${'1+('.repeat(5_000)}1${')'.repeat(5_000)};`,
+    ]) {
+      expect((await outcome(program)).kind).not.toBe('substrate-exit');
+    }
+    expect(await outcome('return 1 + 1;')).toEqual({ ok: true, value: 2 });
+  }, 60_000);
+
   it('offers no SharedArrayBuffer, Atomics, WebAssembly or host objects', async () => {
     expect(
       await outcome(

@@ -63,6 +63,7 @@ export class GuestRun {
   #completion: QuickJSHandle | undefined;
   #busyMs = 0;
   #turnStart = 0;
+  #inTurn = false;
   #calls = 0;
   #nextDelivery = 1;
   #timerCount = 0;
@@ -166,7 +167,7 @@ export class GuestRun {
     if (!this.#started) return false;
     if (this.#stopped !== undefined || this.#failure !== undefined) return true;
     if (Atomics.load(this.#control, 0) === this.seq) this.#stopped = 'interrupted';
-    else if (this.#busyMs + (performance.now() - this.#turnStart) > this.#config.cpuTimeMs) this.#stopped = 'cpu-time';
+    else if (this.#cpuMs() > this.#config.cpuTimeMs) this.#stopped = 'cpu-time';
     return this.#stopped !== undefined;
   }
 
@@ -234,24 +235,28 @@ export class GuestRun {
   #turn(enter: () => void): void {
     if (this.#ended) return;
     this.#turnStart = performance.now();
+    this.#inTurn = true;
     try {
       enter();
       if (!this.#ended) this.#drain();
-      this.#busyMs += performance.now() - this.#turnStart;
-      this.#turnStart = performance.now();
       this.#check();
     } catch (error) {
       // A trap inside the WebAssembly module (or the host's stack exhausted by it): the engine's
       // state is unknown, so nothing of it is touched again.
-      this.#busyMs += performance.now() - this.#turnStart;
       this.#trapped = true;
       this.#finish(
         { kind: 'stopped', cause: 'trap', detail: error instanceof Error ? error.message : String(error) },
         true,
       );
-      return;
+    } finally {
+      this.#busyMs += performance.now() - this.#turnStart;
+      this.#inTurn = false;
     }
-    this.#busyMs += performance.now() - this.#turnStart;
+  }
+
+  /** CPU time of the run so far, in ms: the turns that ended, and the one in progress (a run can end inside its turn). */
+  #cpuMs(): number {
+    return this.#busyMs + (this.#inTurn ? performance.now() - this.#turnStart : 0);
   }
 
   #drain(): void {
@@ -363,7 +368,7 @@ export class GuestRun {
     const peakMemoryBytes = this.#memory.buffer.byteLength;
     // A run that grew the linear memory past half its cap leaves a worker that would start the next run crowded.
     const retire = trapped || peakMemoryBytes > this.#config.memoryBytes / 2 + 24 * 1024 * 1024;
-    this.#send({ type: 'done', seq: this.seq, ending, cpuMs: Math.round(this.#busyMs), peakMemoryBytes, retire });
+    this.#send({ type: 'done', seq: this.seq, ending, cpuMs: Math.round(this.#cpuMs()), peakMemoryBytes, retire });
     this.#onEnd(retire);
   }
 

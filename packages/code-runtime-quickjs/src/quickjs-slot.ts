@@ -10,6 +10,12 @@ export const workerScript = fileURLToPath(new URL('../dist/quickjs-worker-main.j
 const levelNames = ['log', 'log', 'info', 'debug', 'warn', 'error'] as const;
 // A run the interrupt handler cannot stop (a long native operation) is ended by terminating the thread.
 const backstopMs = 250;
+// QuickJS checks its stack limit (`stackBytes`, at most 256 KiB) on the emscripten shadow stack, but
+// wasm frames use this thread's V8 stack: the parser's recursion (5 000 nested parentheses in
+// `eval`) takes about 18 times as much V8 stack as shadow stack, and needed 4–5 MiB at 256 KiB.
+// Room for three times that keeps the engine's own catchable error first; a trap would end the run
+// as `substrate-exit`. Only the pages a deep recursion touches become resident.
+const workerStackMb = 16;
 
 interface ActiveRun {
   readonly controller: RunController;
@@ -61,7 +67,7 @@ export class QuickJsSlot {
       // The program's heap is in WebAssembly memory; this thread's own heap holds only strings in transit.
       resourceLimits: {
         maxOldGenerationSizeMb: 64 + Math.ceil((4 * config.memoryBytes) / (1024 * 1024)),
-        stackSizeMb: 4,
+        stackSizeMb: workerStackMb,
       },
     });
     this.#worker.on('message', (message: QuickJsToHost) => this.#onMessage(message));

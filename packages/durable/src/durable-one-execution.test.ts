@@ -130,7 +130,8 @@ describe('one execution per run', () => {
     const lost = await running;
     faulty.heal();
     expect(lost).toMatchObject({ status: 'stopped', reason: 'lease-lost' });
-    if (lost.status === 'stopped') expect(lost.message).toMatch(/lost run stalled_\d+.*made no further call/);
+    if (lost.status === 'stopped')
+      expect(lost.message).toMatch(/let run stalled_\d+ go: its lease lapsed.*made no further call/);
     expect(a.ledger).toEqual(['lookup {"id":7}', 'refund {"order":7}']);
     expect(b.ledger).toEqual(['refund {"order":7}', 'email {"to":"customer"}']);
     // The replay-safe call ran again on B with the key it had on A.

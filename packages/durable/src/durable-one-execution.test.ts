@@ -1,10 +1,10 @@
 import type { Tool, ToolExecuteContext } from '@sluice/permissions';
 import type { RunStore } from '@sluice/run-store';
 import { describe, expect, it } from 'vitest';
-import { okValue } from './__fixtures__/durable-test-kit.js';
+import { okValue, resumeWhenFree } from './__fixtures__/durable-test-kit.js';
 import { faultyRunStore } from './__fixtures__/faulty-run-store.js';
 import { useQuickJsAndStore } from './__fixtures__/quickjs-and-store.js';
-import { createDurableRuns, type DurableOutcome, type DurableRunsOptions } from './index.js';
+import { createDurableRuns, type DurableRunsOptions } from './index.js';
 
 // One execution of a run at a time, and nothing lost when a host lets a run go: a double decision
 // or resume in one process joins the execution in flight; a host whose lease was taken over makes
@@ -123,7 +123,7 @@ describe('one execution per run', () => {
     const running = hostA.start({ program: refundProgram, runId });
     await a.inside;
     const hostB = createDurableRuns(hostOptions(hostTools(b, false), { policy, owner: 'host-b' }));
-    const taken = await resumeOnceFree(hostB, runId);
+    const taken = await resumeWhenFree(hostB, runId);
     expect(okValue(taken)).toBe('refunded');
     // Host A wakes: its tool returns, and it finds the run taken.
     gate.resolve();
@@ -228,15 +228,3 @@ return pages.map((page) => page.input.page);`;
     expect(ledger.filter((line) => line === 'fetch {"page":2}')).toHaveLength(1);
   });
 });
-
-/** Resumes `runId` once the host holding it has let its lease lapse. */
-async function resumeOnceFree(runs: ReturnType<typeof createDurableRuns>, runId: string): Promise<DurableOutcome> {
-  for (let attempt = 0; ; attempt += 1) {
-    try {
-      return await runs.resume(runId);
-    } catch (error) {
-      if (attempt > 100 || !String(error).includes('is held by')) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-}

@@ -113,3 +113,19 @@ export async function expectPauseAndReplay(
   expect(okValue(done)).toEqual({ before, paid: 40, waited: 1_001, lookup: 1 });
   expect(invoked).toEqual(['lookup {}', 'pay {"amount":40}']);
 }
+
+/**
+ * `runs.resume(runId)` once the host holding the run has let its lease lapse: retried while the
+ * store says another host holds it, for at most 30 s.
+ */
+export async function resumeWhenFree(runs: DurableRuns, runId: string): Promise<DurableOutcome> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      return await runs.resume(runId);
+    } catch (error) {
+      if (Date.now() > deadline || !String(error).includes('is held by')) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}

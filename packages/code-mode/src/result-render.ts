@@ -94,6 +94,9 @@ function failureSection(failure: CodeRunFailure): string {
     case 'abort':
       lines.push(`reason: ${failure.reason}`);
       break;
+    case 'unavailable':
+      lines.push(`waited: ${failure.limitMs} ms for the runtime; the program did not start`);
+      break;
     default:
       break;
   }

@@ -11,6 +11,7 @@ import {
   type HostReply,
   type LaunchOptions,
   type RunController,
+  RunGate,
 } from '@sluice/code-runtime-kit';
 import { describe } from 'vitest';
 import { describeDeterminismCases } from './cases-determinism.js';
@@ -301,6 +302,10 @@ const behaviours: Record<ConformanceProgramName, Behaviour> = {
   },
   clockAndRandom: async (run, { clock, random }) =>
     run.finish({ ok: true, value: { now: clock.now(), random: random() } }),
+  callThenReturn: async (run) => {
+    run.log('log', 'started');
+    run.finish({ ok: true, value: await callValue(run, 'tools', 'echo', 'queued') });
+  },
   concurrentIdentity: async (run, { globals, namespaces }) => {
     const mine = namespaces.includes('alpha') ? 'alpha' : 'beta';
     globals.set('mark', mine);
@@ -326,6 +331,8 @@ class StubCodeRuntime extends CodeRuntimeBase {
   readonly isolation = 'None: a test stub that acts out known programs in the host process.';
   readonly #behaviours = new Map<string, Behaviour>();
   readonly #memoryBytes: number;
+  /** `poolSize` programs at once, as a pooled provider would. */
+  readonly #gate: RunGate;
   readonly determinism: CodeRuntimeDeterminism | undefined;
 
   constructor(
@@ -338,7 +345,9 @@ class StubCodeRuntime extends CodeRuntimeBase {
       wallTimeMs: budgets.wallTimeMs,
       logBytes: budgets.logBytes,
       valueBytes: budgets.valueBytes,
+      acquireTimeoutMs: budgets.acquireTimeoutMs,
     });
+    this.#gate = new RunGate(budgets.poolSize);
     this.#memoryBytes = budgets.memoryBytes;
     this.determinism = deterministic ? { fingerprint: 'stub-1' } : undefined;
     const programs = conformancePrograms[language];
@@ -364,7 +373,12 @@ class StubCodeRuntime extends CodeRuntimeBase {
       memoryBytes: this.#memoryBytes,
       ...clockAndRandom(options.deterministic),
     };
-    behaviour(run, scope).catch((error: unknown) => {
+    const act = async () => {
+      if (!(await this.#gate.enter(run))) return;
+      run.begin();
+      await behaviour(run, scope);
+    };
+    act().catch((error: unknown) => {
       if (error === killed) return;
       if (error instanceof ProgramError) {
         run.finish({ ok: false, failure: { kind: 'exception', name: 'Error', message: error.message } });

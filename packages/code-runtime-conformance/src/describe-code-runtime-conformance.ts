@@ -6,6 +6,7 @@ import { describeHostCallCases } from './cases-host-calls.js';
 import { describeHostFaultCases } from './cases-host-faults.js';
 import { describeIsolationCases } from './cases-isolation.js';
 import { describeLimitCases } from './cases-limits.js';
+import { describeQueueingCases } from './cases-queueing.js';
 import { describeResultCases } from './cases-results.js';
 import { describeRuntimeCases } from './cases-runtime.js';
 import { describeTimeoutCases } from './cases-timeout.js';
@@ -47,6 +48,7 @@ export function describeCodeRuntimeConformance(options: CodeRuntimeConformanceOp
     describeEventCases(suite);
     describeLimitCases(suite);
     describeTimeoutCases(suite);
+    describeQueueingCases(suite);
     describeCancellationCases(suite);
     describeIsolationCases(suite);
     describeDeterminismCases(suite);

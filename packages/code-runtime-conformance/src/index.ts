@@ -1,7 +1,10 @@
 export {
   type CodeRuntimeConformanceOptions,
   type ConformanceBudgets,
+  conformanceAcquireBudgets,
   conformanceBudgets,
+  conformanceColdStartBudgets,
+  conformanceQueueBudgets,
   conformanceTimeoutBudgets,
 } from './conformance-options.js';
 export { describeCodeRuntimeConformance } from './describe-code-runtime-conformance.js';

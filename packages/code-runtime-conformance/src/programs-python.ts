@@ -199,4 +199,5 @@ export const pythonPrograms = {
     'import random, time',
     'return {"now": time.time_ns() // 1_000_000, "random": random.random()}',
   ),
+  callThenReturn: lines('print("started")', 'reply = await tools.echo("queued")', 'return reply'),
 } as const;

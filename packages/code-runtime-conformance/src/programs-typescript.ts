@@ -205,4 +205,5 @@ export const typescriptPrograms = {
     'return { started, drawn, order, replies, late, end: Date.now() - started, again: Math.random() };',
   ),
   clockAndRandom: 'return { now: Date.now(), random: Math.random() };',
+  callThenReturn: lines("console.log('started');", "const reply = await tools.echo('queued');", 'return reply;'),
 } as const;

@@ -4,8 +4,11 @@ import * as api from './index.js';
 describe('@sluice/code-runtime-conformance surface', () => {
   it('exports exactly these names', () => {
     expect(Object.keys(api).sort()).toEqual([
+      'conformanceAcquireBudgets',
       'conformanceBudgets',
+      'conformanceColdStartBudgets',
       'conformancePrograms',
+      'conformanceQueueBudgets',
       'conformanceTimeoutBudgets',
       'describeCodeRuntimeConformance',
     ]);
@@ -17,8 +20,13 @@ describe('@sluice/code-runtime-conformance surface', () => {
       logBytes: 4_096,
       valueBytes: 65_536,
       memoryBytes: 134_217_728,
+      poolSize: 4,
+      acquireTimeoutMs: 60_000,
     });
     expect(api.conformanceTimeoutBudgets).toEqual({ ...api.conformanceBudgets, wallTimeMs: 3_000 });
+    expect(api.conformanceQueueBudgets).toEqual({ ...api.conformanceBudgets, wallTimeMs: 4_000, poolSize: 1 });
+    expect(api.conformanceAcquireBudgets).toEqual({ ...api.conformanceBudgets, poolSize: 1, acquireTimeoutMs: 1_500 });
+    expect(api.conformanceColdStartBudgets).toEqual({ ...api.conformanceBudgets, wallTimeMs: 1_000 });
     expect(Object.isFrozen(api.conformanceBudgets)).toBe(true);
   });
 
@@ -26,6 +34,7 @@ describe('@sluice/code-runtime-conformance surface', () => {
     const names = [
       'callFault',
       'callNotGranted',
+      'callThenReturn',
       'callWithFunction',
       'catchHostError',
       'clockAndRandom',

@@ -5,6 +5,7 @@ import {
   type CodeRunResult,
   type CodeRuntime,
   type CodeRuntimeLanguage,
+  type CodeRuntimeReadiness,
   foreignText,
   InvalidRequestError,
   normalizeBindings,
@@ -43,13 +44,24 @@ export abstract class CodeRuntimeBase implements CodeRuntime {
 
   /**
    * Starts `program` for `run` in a substrate. Called only for a run that has not ended. The
-   * provider must eventually call `run.finish(...)`, and must kill the substrate when `run.signal`
-   * aborts before it finished the run itself. A throw here ends the run as `substrate-exit`.
+   * provider calls `run.begin()` once the run holds a substrate ready for it (the wall clock starts
+   * there; the wait before it is `usage.queuedMs`, bounded by `acquireTimeoutMs`), must eventually
+   * call `run.finish(...)`, and must kill the substrate when `run.signal` aborts before it finished
+   * the run itself. A throw here ends the run as `substrate-exit`.
    */
   protected abstract launch(run: RunController, program: string, options: LaunchOptions): void;
 
   /** Stops every substrate and resolves once they are gone. Called once, after every run has ended. */
   protected abstract shutdown(): Promise<void>;
+
+  /**
+   * Starts every substrate a run could need (the pool, a compile thread, a zygote) and resolves
+   * once a run would start without waiting: `undefined`, or why one cannot. Must not reject, and
+   * is called again on each {@link ready}, so it must be idempotent. The default has nothing to start.
+   */
+  protected warm(): Promise<string | undefined> {
+    return Promise.resolve(undefined);
+  }
 
   /** Whether {@link dispose} has been called. */
   protected get disposed(): boolean {
@@ -63,7 +75,13 @@ export abstract class CodeRuntimeBase implements CodeRuntime {
       });
     }
     const { program, bindings, signal, onEvent, deterministic } = validateRequest(request, this);
-    const run = new RunController({ bindings: normalizeBindings(bindings), limits: this.limits, signal, onEvent });
+    const run = new RunController({
+      bindings: normalizeBindings(bindings),
+      limits: this.limits,
+      signal,
+      onEvent,
+      runtimeId: this.id,
+    });
     if (run.ended) return run.run;
 
     const sourceBytes = utf8ByteLength(program);
@@ -100,6 +118,22 @@ export abstract class CodeRuntimeBase implements CodeRuntime {
     } catch (error) {
       return Promise.reject(error);
     }
+  }
+
+  /**
+   * Starts the substrate now instead of at the first run, and resolves once a run would start
+   * without waiting for it: `{ ok: true }`, or `{ ok: false, message }` saying why runs cannot start
+   * (then they fail with the same reason). Never rejects; idempotent.
+   */
+  async ready(): Promise<CodeRuntimeReadiness> {
+    if (this.disposed) return { ok: false, message: `This ${this.id} code runtime was disposed.` };
+    let problem: string | undefined;
+    try {
+      problem = await this.warm();
+    } catch (error) {
+      problem = foreignText(error, this.limits.hostCallBytes);
+    }
+    return problem === undefined ? { ok: true } : { ok: false, message: problem };
   }
 
   dispose(): Promise<void> {

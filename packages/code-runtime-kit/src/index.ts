@@ -23,6 +23,7 @@ export {
   type RunOutcome,
   type SubstrateUsage,
 } from './run-controller.js';
+export { RunGate } from './run-gate.js';
 export { defaultRunLimits, pickRunLimits, type RunLimits } from './run-limits.js';
 export {
   booleanSetting,

@@ -26,6 +26,9 @@ export type CompileResult =
 
 const cacheEntries = 256;
 
+/** Settles once the process's compile thread has answered its first compile. */
+let compileThreadWarm: Promise<void> | undefined;
+
 /**
  * Compiles programs for one runtime: each is prepared (`prepareProgram`: normalised with the
  * TypeScript parser, its types blanked in place, or stripped by esbuild where blanking cannot do
@@ -35,6 +38,15 @@ const cacheEntries = 256;
  */
 export class ProgramCompiler {
   readonly #cache = new Map<string, CompileResult>();
+
+  /**
+   * Starts the process's compile thread and loads the parser in it; resolves once it has. Cheap
+   * once it has (the thread is shared by every runtime of the process). Never rejects.
+   */
+  warm(): Promise<void> {
+    compileThreadWarm ??= compileInThread('').then(() => undefined);
+    return compileThreadWarm;
+  }
 
   async compile(source: string): Promise<CompileResult> {
     const cached = this.#cache.get(source);

@@ -100,6 +100,47 @@ describe('RunController', () => {
     expect(run.signal.aborted).toBe(true);
   });
 
+  it('starts the wall clock at begin, not while the run waits for a substrate, and reports the wait', async () => {
+    const run = createController({ limits: { wallTimeMs: 20 } });
+    expect(run.begun).toBe(false);
+    expect(run.elapsedMs).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(run.ended).toBe(false);
+    run.begin();
+    run.begin();
+    expect(run.begun).toBe(true);
+    run.finish({ ok: true, value: 1 });
+    const { usage } = await run.result;
+    expect(usage.queuedMs).toBeGreaterThanOrEqual(60);
+    expect(usage.wallMs).toBeLessThan(usage.queuedMs!);
+  });
+
+  it('ends a run still waiting at acquireTimeoutMs as unavailable, its program never started', async () => {
+    const run = createController({ limits: { wallTimeMs: 5, acquireTimeoutMs: 30 } });
+    const result = await run.result;
+    expect(result).toMatchObject({
+      ok: false,
+      failure: { kind: 'unavailable', limitMs: 30 },
+      logs: [],
+      calls: [],
+      usage: { wallMs: 0, hostCalls: 0 },
+    });
+    expect(result.usage.queuedMs).toBeGreaterThanOrEqual(30);
+    expect(run.signal.aborted).toBe(true);
+    // A provider that begins too late changes nothing.
+    run.begin();
+    expect(run.begun).toBe(false);
+  });
+
+  it('stops the acquire timer once the program began', async () => {
+    const run = createController({ limits: { wallTimeMs: 200, acquireTimeoutMs: 10 } });
+    run.begin();
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    expect(run.ended).toBe(false);
+    run.finish({ ok: true });
+    expect((await run.result).ok).toBe(true);
+  });
+
   it('ends at once as abort with the reason of a signal that was already aborted', async () => {
     const events: CodeRunEvent[] = [];
     const run = createController({ signal: AbortSignal.abort('already gone'), onEvent: (event) => events.push(event) });

@@ -46,6 +46,8 @@ export interface RunControllerOptions {
   readonly limits: RunLimits;
   readonly signal?: AbortSignal | undefined;
   readonly onEvent?: ((event: CodeRunEvent) => void) | undefined;
+  /** The runtime's id, named in the `unavailable` failure: `'worker-thread'`. */
+  readonly runtimeId?: string;
 }
 
 interface PendingCall {
@@ -57,8 +59,12 @@ interface PendingCall {
 /**
  * The host side of one run, the same for every provider: it streams and caps logs, checks and
  * dispatches host calls, enforces the wall clock, and settles the result exactly once. A provider
- * feeds it what its substrate says (`log`, `call`, `finish`) and kills the substrate when
- * {@link signal} aborts without the provider having finished the run itself.
+ * calls {@link begin} when the program starts in a substrate, feeds it what the substrate says
+ * (`log`, `call`, `finish`) and kills the substrate when {@link signal} aborts without the provider
+ * having finished the run itself.
+ *
+ * A run is queued until {@link begin}: the wall clock has not started, and `limits.acquireTimeoutMs`
+ * (when set) bounds the wait, after which the run ends as `unavailable`, its program never started.
  */
 export class RunController {
   readonly id = `run_${randomUUID().replaceAll('-', '').slice(0, 16)}`;
@@ -73,8 +79,11 @@ export class RunController {
   readonly #calls: PendingCall[] = [];
   readonly #waiting = new FifoQueue<() => void>();
   readonly #beforeFinish: Array<() => void> = [];
-  readonly #startedAt = performance.now();
-  readonly #wallTimer: ReturnType<typeof setTimeout>;
+  readonly #createdAt = performance.now();
+  /** When the program started ({@link begin}); `undefined` while the run is queued. */
+  #startedAt: number | undefined;
+  #wallTimer: ReturnType<typeof setTimeout> | undefined;
+  #acquireTimer: ReturnType<typeof setTimeout> | undefined;
   #resolve!: (result: CodeRunResult) => void;
   #inFlight = 0;
   #callCount = 0;
@@ -88,18 +97,10 @@ export class RunController {
       this.#resolve = resolve;
     });
     this.run = { id: this.id, result: this.result, cancel: (reason) => this.cancel(reason) };
-    const { wallTimeMs } = options.limits;
-    this.#wallTimer = setTimeout(() => {
-      this.finish({
-        ok: false,
-        failure: {
-          kind: 'timeout',
-          budget: 'wall-time',
-          limitMs: wallTimeMs,
-          message: `The program ran past its ${wallTimeMs} ms wall-clock budget (time spent waiting on host calls counts) and was stopped. Do less work per run, or fan host calls out concurrently.`,
-        },
-      });
-    }, wallTimeMs);
+    const { acquireTimeoutMs } = options.limits;
+    if (acquireTimeoutMs !== undefined) {
+      this.#acquireTimer = setTimeout(() => this.#unavailable(acquireTimeoutMs), acquireTimeoutMs);
+    }
     const requestSignal = options.signal;
     if (requestSignal?.aborted) {
       this.cancel(abortReasonText(requestSignal.reason));
@@ -120,14 +121,56 @@ export class RunController {
     return this.options.bindings;
   }
 
-  /** Milliseconds since the run started. */
+  /** Whether the program has started ({@link begin}); until then the run is queued. */
+  get begun(): boolean {
+    return this.#startedAt !== undefined;
+  }
+
+  /** Milliseconds since the program started; `0` while the run is queued. */
   get elapsedMs(): number {
-    return performance.now() - this.#startedAt;
+    return this.#startedAt === undefined ? 0 : performance.now() - this.#startedAt;
+  }
+
+  /**
+   * Says the program is starting in a substrate that is ready for it: the wait ends (it is
+   * reported as `usage.queuedMs`) and the wall-clock budget starts. Call it once the run holds its
+   * substrate, before the program's own work (compiling it included). Idempotent; ignored after the end.
+   */
+  begin(): void {
+    if (this.ended || this.#startedAt !== undefined) return;
+    this.#startedAt = performance.now();
+    clearTimeout(this.#acquireTimer);
+    const { wallTimeMs } = this.options.limits;
+    this.#wallTimer = setTimeout(() => {
+      this.finish({
+        ok: false,
+        failure: {
+          kind: 'timeout',
+          budget: 'wall-time',
+          limitMs: wallTimeMs,
+          message: `The program ran past its ${wallTimeMs} ms wall-clock budget (time spent waiting on host calls counts) and was stopped. Do less work per run, or fan host calls out concurrently.`,
+        },
+      });
+    }, wallTimeMs);
+  }
+
+  #unavailable(limitMs: number): void {
+    const runtime = this.options.runtimeId === undefined ? 'code runtime' : `${this.options.runtimeId} runtime`;
+    this.finish({
+      ok: false,
+      failure: {
+        kind: 'unavailable',
+        limitMs,
+        message: `The ${runtime} had no free substrate for this run within ${limitMs} ms: every one was busy with other runs or still starting. The program did not start, so nothing in it ran; run it again.`,
+      },
+    });
   }
 
   /** Records a line the program logged and streams it. Dropped after the end. */
   log(level: LogLevel, text: string): void {
     if (this.ended) return;
+    // A program that prints has started, whether or not its provider said so.
+    this.begin();
     for (const entry of this.#logs.add(level, text)) this.#emit({ type: 'log', runId: this.id, ...entry });
   }
 
@@ -141,6 +184,7 @@ export class RunController {
    */
   async call(namespace: string, name: string, input: unknown, positional?: unknown): Promise<HostReply | undefined> {
     if (this.ended) return undefined;
+    this.begin();
     let args: JsonValue[] | undefined;
     if (positional !== undefined) {
       args = Array.isArray(positional) ? (positional as JsonValue[]) : [positional as JsonValue];
@@ -224,12 +268,14 @@ export class RunController {
       valueBytes = checked.bytes;
     }
     clearTimeout(this.#wallTimer);
+    clearTimeout(this.#acquireTimer);
     this.#removeRequestListener?.();
     for (const call of this.#calls) {
       if (!call.done)
         this.#end(call, { ok: false, error: 'The run ended before this call finished; its result was dropped.' });
     }
     const wallMs = this.elapsedMs;
+    const queuedMs = (this.#startedAt ?? performance.now()) - this.#createdAt;
     // Abort before resolving: host functions and the provider learn of the end before the caller does.
     this.#abort.abort(settled.ok ? 'finished' : settled.failure.kind);
     for (const wake of this.#waiting.drain()) wake();
@@ -240,6 +286,7 @@ export class RunController {
       calls: this.#calls.map((call) => ({ ...call.record }) as HostCallRecord),
       usage: {
         wallMs,
+        queuedMs,
         ...usage,
         hostCalls: this.#callCount,
         outputBytes: this.#logs.keptBytes + valueBytes,

@@ -1,8 +1,9 @@
 import type { CodeRuntimeLimits } from '@sluice/code-runtime';
 
 /**
- * A runtime's budgets. The run controller enforces wall time, logs, values, host calls and source
- * size itself; a provider enforces `cpuTimeMs` and `memoryBytes` in its substrate.
+ * A runtime's budgets. The run controller enforces wall time, logs, values, host calls, source
+ * size and the wait for a substrate (`acquireTimeoutMs`) itself; a provider enforces `cpuTimeMs`
+ * and `memoryBytes` in its substrate.
  */
 export type RunLimits = CodeRuntimeLimits;
 
@@ -16,6 +17,7 @@ const limitNames = [
   'hostCalls',
   'concurrentHostCalls',
   'sourceBytes',
+  'acquireTimeoutMs',
 ] as const satisfies readonly (keyof RunLimits)[];
 
 /** Just the budgets of `source` (which may carry other settings too), frozen: what a runtime publishes as `limits`. */
@@ -37,4 +39,5 @@ export const defaultRunLimits: RunLimits = {
   hostCalls: 1_000,
   concurrentHostCalls: 16,
   sourceBytes: 256 * 1024,
+  acquireTimeoutMs: 30_000,
 };

@@ -102,6 +102,12 @@ export interface SharedRunLimitSettings {
   readonly concurrentHostCalls?: number;
   /** UTF-8 bytes of program source. Default 256 KiB; at most 16 MiB. */
   readonly sourceBytes?: number;
+  /**
+   * Milliseconds a run may wait for a substrate (every one busy, or starting) before its program
+   * starts; past it the run ends as `unavailable`, its program not started. Not charged to the
+   * program: its wall clock starts when it starts. Default 30 000; at most 2 147 483 647.
+   */
+  readonly acquireTimeoutMs?: number;
 }
 
 const mebibyte = 1024 * 1024;
@@ -110,7 +116,7 @@ const maxTimerMs = 2_147_483_647;
 
 /**
  * Reads the budgets every provider shares (`wallTimeMs`, `logBytes`, `valueBytes`, `hostCallBytes`,
- * `hostCalls`, `concurrentHostCalls`, `sourceBytes`) from `settings`, filling in `defaults`, with the
+ * `hostCalls`, `concurrentHostCalls`, `sourceBytes`, `acquireTimeoutMs`) from `settings`, filling in `defaults`, with the
  * same bounds in every provider. `cpuTimeMs` and `memoryBytes` are the provider's to read: what they
  * bound differs by substrate.
  */
@@ -126,5 +132,9 @@ export function sharedRunLimitSettings(settings: object, defaults: RunLimits = d
       max: 10_000,
     }),
     sourceBytes: integerSetting(settings, 'sourceBytes', defaults.sourceBytes, { min: 1, max: 16 * mebibyte }),
+    acquireTimeoutMs: integerSetting(settings, 'acquireTimeoutMs', defaults.acquireTimeoutMs ?? 30_000, {
+      min: 1,
+      max: maxTimerMs,
+    }),
   };
 }

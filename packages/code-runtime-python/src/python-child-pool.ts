@@ -117,6 +117,20 @@ export class PythonChildPool {
     return { failure };
   }
 
+  /**
+   * Boots the zygote and forks the spare children ahead of the first run; resolves once they wait
+   * for programs: `undefined`, or why no child can be had. Never rejects.
+   */
+  async warm(): Promise<string | undefined> {
+    const state = await this.#ensureZygote();
+    if ('failure' in state) return state.failure;
+    this.#topUp(state);
+    const problems = await Promise.all(this.#spares.map((spare) => spare.ready));
+    return this.#spares.length > 0 || problems.length === 0
+      ? undefined
+      : problems.find((problem) => problem !== undefined);
+  }
+
   /** Kills the spares and the zygote (which kills its children), and removes the private directory. */
   async shutdown(): Promise<void> {
     this.#closed = true;

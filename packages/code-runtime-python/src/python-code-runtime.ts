@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BindingEntry, type CodeRuntimeDeterminism, foreignText } from '@sluice/code-runtime';
-import { CodeRuntimeBase, type LaunchOptions, type RunController } from '@sluice/code-runtime-kit';
+import { CodeRuntimeBase, type LaunchOptions, type RunController, RunGate } from '@sluice/code-runtime-kit';
 import { type PoolOptions, PythonChildPool, zygoteFlags, zygoteScript } from './python-child-pool.js';
 import { pythonFingerprint } from './python-fingerprint.js';
 import { resolveInterpreterSync, zygoteCommand } from './python-interpreter.js';
@@ -19,6 +19,8 @@ export class PythonCodeRuntime extends CodeRuntimeBase {
   readonly id = 'python';
   readonly language = 'python' as const;
   readonly #pool: PythonChildPool;
+  /** `poolSize` programs at once; the rest wait here, their wall clock not yet running. */
+  readonly #gate: RunGate;
   #probed: ReadyReport | string | undefined;
 
   /** Prefer {@link createPythonCodeRuntime}; `options` exist for tests. */
@@ -28,6 +30,7 @@ export class PythonCodeRuntime extends CodeRuntimeBase {
   ) {
     super(config.limits);
     this.#pool = new PythonChildPool(config, options);
+    this.#gate = new RunGate(config.poolSize);
   }
 
   /**
@@ -61,14 +64,18 @@ export class PythonCodeRuntime extends CodeRuntimeBase {
 
   protected launch(run: RunController, program: string, options: LaunchOptions): void {
     const bindings = bindingNames(run.bindings);
-    this.#pool
-      .acquire()
-      .then((child) => {
+    this.#gate
+      .enter(run)
+      .then(async (admitted) => {
+        if (!admitted) return;
+        const child = await this.#pool.acquire();
         if ('failure' in child) {
           run.finish({ ok: false, failure: { kind: 'substrate-exit', message: child.failure } });
         } else if (run.ended) {
           child.discard();
         } else {
+          // The child is forked, contained and waiting: from here the time is the program's.
+          run.begin();
           child.assign(run, program, bindings, options.deterministic);
         }
       })
@@ -83,6 +90,11 @@ export class PythonCodeRuntime extends CodeRuntimeBase {
           },
         });
       });
+  }
+
+  /** Resolves the interpreter, boots the zygote and forks the spare children; resolves once they wait for programs. */
+  protected override warm(): Promise<string | undefined> {
+    return this.#pool.warm();
   }
 
   protected shutdown(): Promise<void> {

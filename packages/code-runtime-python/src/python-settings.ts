@@ -30,6 +30,11 @@ export interface PythonCodeRuntimeSettings extends SharedRunLimitSettings {
    * run with what is available, and say so in `isolation`.
    */
   readonly requireContainment?: boolean;
+  /**
+   * Programs running at once, each in its own child forked from the zygote; later runs wait in
+   * order, up to `acquireTimeoutMs`, their wall clock not yet running. Default 8; 1 to 256.
+   */
+  readonly poolSize?: number;
 }
 
 /** Validated settings, with defaults filled in. */
@@ -42,6 +47,8 @@ export interface PythonRuntimeConfig {
   readonly memoryBytes: number;
   readonly allowSitePackages: boolean;
   readonly requireContainment: boolean;
+  /** Programs running at once. */
+  readonly poolSize: number;
   /** What the budget gate demands of the address-space limit a child really gets. */
   readonly requiredBytes: number;
   /** The longest line the host accepts from a child on fd 3. */
@@ -83,8 +90,10 @@ const settingNames = [
   'hostCalls',
   'concurrentHostCalls',
   'sourceBytes',
+  'acquireTimeoutMs',
   'allowSitePackages',
   'requireContainment',
+  'poolSize',
 ] as const;
 
 /** Reads and checks `settings`, throwing {@link InvalidSettingsError} naming the first bad one. No I/O. */
@@ -124,6 +133,7 @@ export function resolvePythonSettings(
     memoryBytes,
     allowSitePackages: booleanSetting(settings, 'allowSitePackages', false),
     requireContainment: booleanSetting(settings, 'requireContainment', false),
+    poolSize: integerSetting(settings, 'poolSize', 8, { min: 1, max: 256 }),
     requiredBytes,
     lineBytes: Math.max(limits.valueBytes, limits.hostCallBytes) + envelopeBytes,
   };

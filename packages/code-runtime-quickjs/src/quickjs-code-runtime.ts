@@ -13,6 +13,7 @@ import {
   type ResolvedQuickJsSettings,
   resolveQuickJsSettings,
 } from './quickjs-settings.js';
+import type { QuickJsSlot } from './quickjs-slot.js';
 
 const mebibyte = 1024 * 1024;
 
@@ -85,32 +86,55 @@ export class QuickJsCodeRuntime extends CodeRuntimeBase {
   }
 
   async #launch(run: RunController, source: string, deterministic: CodeRunDeterminism | undefined): Promise<void> {
+    // The compile thread is substrate too: the first run waits for it to start, not the program.
+    const [slot] = await Promise.all([this.#acquire(run), this.#compiler.warm()]);
+    if (slot === undefined) return;
+    // The run holds its thread: from here the time is the program's, compiling it included.
+    run.begin();
     const compiled = await this.#compiler.compile(source);
-    if (run.ended) return;
-    if (!compiled.ok) {
-      run.finish({ ok: false, failure: compiled.failure });
+    if (run.ended || !compiled.ok) {
+      this.#pool.release(slot);
+      if (!compiled.ok) run.finish({ ok: false, failure: compiled.failure });
       return;
     }
-    await this.#execute(run, compiled.program, deterministic);
+    this.#execute(run, slot, compiled.program, deterministic);
   }
 
-  async #execute(
+  /** A free thread for `run`, or `undefined` once the run has ended (any thread got is given back). */
+  async #acquire(run: RunController): Promise<QuickJsSlot | undefined> {
+    const slot = await this.#pool.acquire(run);
+    if (slot !== undefined && run.ended) {
+      this.#pool.release(slot);
+      return undefined;
+    }
+    return slot;
+  }
+
+  #execute(
     run: RunController,
+    slot: QuickJsSlot,
     program: CompiledProgram,
     deterministic: CodeRunDeterminism | undefined,
     refusedBefore = false,
-  ): Promise<void> {
-    const slot = await this.#pool.acquire(run);
-    if (slot === undefined) return;
-    if (run.ended) {
-      this.#pool.release(slot);
-      return;
-    }
+  ): void {
     slot.execute(run, program, deterministic, (reason) => {
       // Once: a second thread refusing too means no thread can make a context.
-      if (refusedBefore) this.#failToStart(run, new Error(reason));
-      else this.#execute(run, program, deterministic, true).catch((error: unknown) => this.#failToStart(run, error));
+      if (refusedBefore) {
+        this.#failToStart(run, new Error(reason));
+        return;
+      }
+      this.#acquire(run)
+        .then((next) => {
+          if (next !== undefined) this.#execute(run, next, program, deterministic, true);
+        })
+        .catch((error: unknown) => this.#failToStart(run, error));
     });
+  }
+
+  /** Loads the WebAssembly module, starts every thread of the pool and the compile thread; resolves once they are ready. */
+  protected override async warm(): Promise<string | undefined> {
+    const [problem] = await Promise.all([this.#pool.warm(), this.#compiler.warm()]);
+    return problem;
   }
 
   protected shutdown(): Promise<void> {

@@ -19,9 +19,10 @@ interface Waiter {
 }
 
 /**
- * `poolSize` long-lived QuickJS worker threads, each serving one run at a time with a fresh
- * QuickJS runtime. A thread that trapped, was terminated or grew its memory is replaced; runs wait
- * in arrival order for a free thread, and one that ends while waiting leaves the queue. An arriving
+ * Up to `poolSize` long-lived QuickJS worker threads, each serving one run at a time with a fresh
+ * QuickJS runtime. Threads start as runs need them (one run starts one thread), or all at once on
+ * {@link warm}. A thread that trapped, was terminated or grew its memory is replaced; runs wait in
+ * arrival order for a free thread, and one that ends while waiting leaves the queue. An arriving
  * run gets the thread freed last, which is still warm, while the others stay asleep.
  */
 export class QuickJsPool {
@@ -31,6 +32,10 @@ export class QuickJsPool {
   readonly #idle: QuickJsSlot[] = [];
   readonly #waiters = new FifoQueue<Waiter>();
   readonly #script: string | undefined;
+  /** Told when no thread is starting any more: {@link warm}'s callers, with why none could, if so. */
+  readonly #readyWaiters: Array<(problem: string | undefined) => void> = [];
+  /** How many threads the pool keeps: raised by demand and by {@link warm}, up to `poolSize`. */
+  #target = 0;
   #closed = false;
   #filling = false;
   /** Threads in a row that ended before they were ready. */
@@ -61,10 +66,27 @@ export class QuickJsPool {
     const idle = this.#idle.pop();
     if (idle !== undefined) return Promise.resolve(idle);
     this.#halted = false;
-    this.#fill();
     return new Promise((resolve) => {
       this.#waiters.push({ run, resolve });
       run.signal.addEventListener('abort', () => resolve(undefined), { once: true });
+      // One more thread only when those already starting cannot serve every waiting run.
+      if (this.#waiters.length > this.#starting()) this.#target = Math.min(this.#settings.poolSize, this.#target + 1);
+      this.#fill();
+    });
+  }
+
+  /**
+   * Loads the module, starts every thread up to `poolSize` and resolves once none is starting:
+   * `undefined`, or why they cannot start. Never rejects.
+   */
+  warm(): Promise<string | undefined> {
+    if (this.#closed) return Promise.resolve('the code runtime was disposed');
+    this.#target = this.#settings.poolSize;
+    this.#halted = false;
+    this.#fill();
+    return new Promise((resolve) => {
+      this.#readyWaiters.push(resolve);
+      this.#tellReady(undefined);
     });
   }
 
@@ -77,7 +99,24 @@ export class QuickJsPool {
   async close(): Promise<void> {
     this.#closed = true;
     for (const waiter of this.#waiters.drain()) waiter.resolve(undefined);
+    this.#tellReady('the code runtime was disposed');
     await Promise.all([...this.#slots].map((slot) => slot.retire()));
+  }
+
+  #starting(): number {
+    let starting = 0;
+    for (const slot of this.#slots) if (slot.state === 'starting') starting += 1;
+    return starting;
+  }
+
+  /**
+   * Resolves {@link warm}'s callers once the pool has its threads and none is starting, or with
+   * `problem` when they cannot start (or the pool closed).
+   */
+  #tellReady(problem: string | undefined): void {
+    if (this.#readyWaiters.length === 0) return;
+    if (problem === undefined && (this.#filling || this.#slots.size < this.#target || this.#starting() > 0)) return;
+    for (const tell of this.#readyWaiters.splice(0)) tell(problem);
   }
 
   #fill(): void {
@@ -86,7 +125,7 @@ export class QuickJsPool {
     wasmModule().then(
       (module) => {
         this.#filling = false;
-        while (!this.#closed && !this.#halted && this.#slots.size < this.#settings.poolSize) {
+        while (!this.#closed && !this.#halted && this.#slots.size < this.#target) {
           this.#slots.add(
             new QuickJsSlot(
               module,
@@ -97,6 +136,7 @@ export class QuickJsPool {
             ),
           );
         }
+        this.#tellReady(undefined);
       },
       (error: unknown) => {
         this.#filling = false;
@@ -109,6 +149,7 @@ export class QuickJsPool {
   }
 
   #failWaiters(message: string): void {
+    this.#tellReady(message);
     for (const waiter of this.#waiters.drain()) {
       waiter.run.finish({ ok: false, failure: { kind: 'substrate-exit', message } });
       waiter.resolve(undefined);
@@ -146,5 +187,6 @@ export class QuickJsPool {
     while (waiter?.run.ended) waiter = this.#waiters.shift();
     if (waiter !== undefined) waiter.resolve(slot);
     else this.#idle.push(slot);
+    this.#tellReady(undefined);
   }
 }

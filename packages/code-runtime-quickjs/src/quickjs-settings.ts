@@ -30,9 +30,10 @@ export interface QuickJsCodeRuntimeSettings extends SharedRunLimitSettings {
   /** `setTimeout` and `setInterval` calls per run, together. Default 1 000. */
   readonly timers?: number;
   /**
-   * Worker threads, and so runs executing at once; other runs wait in order, their wall clock
-   * running. A run waiting on a host call keeps its thread (about 8–9 MiB resident each). Default
-   * 4; 1 to 256.
+   * Worker threads, and so runs executing at once; other runs wait in order, up to
+   * `acquireTimeoutMs`, their wall clock not yet running. Started as runs need them, or all at once
+   * by `ready()`. A run waiting on a host call keeps its thread (about 8–9 MiB resident each).
+   * Default 4; 1 to 256.
    */
   readonly poolSize?: number;
   /** Run with a virtual clock and seeded randomness (see {@link QuickJsDeterministicSettings}). Default off. */
@@ -73,6 +74,7 @@ const settingNames = [
   'hostCalls',
   'concurrentHostCalls',
   'sourceBytes',
+  'acquireTimeoutMs',
   'timers',
   'poolSize',
   'deterministic',

@@ -10,5 +10,7 @@ describeCodeRuntimeConformance({
       logBytes: budgets.logBytes,
       valueBytes: budgets.valueBytes,
       memoryBytes: budgets.memoryBytes,
+      poolSize: budgets.poolSize,
+      acquireTimeoutMs: budgets.acquireTimeoutMs,
     }),
 });

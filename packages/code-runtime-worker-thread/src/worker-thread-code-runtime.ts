@@ -131,33 +131,44 @@ export class WorkerThreadCodeRuntime extends CodeRuntimeBase {
     });
   }
 
+  /** Why no program may run, when `requireContainment` is on and this machine lacks a layer. */
+  #containmentRefusal(): string | undefined {
+    if (!this.settings.requireContainment) return undefined;
+    const missing = missingLayers(this.#layers());
+    if (missing.length === 0) return undefined;
+    return `The requireContainment setting is on, and this machine cannot apply ${missing.join(', ')} to the worker processes; no program will run. Turn requireContainment off to run with the layers available.`;
+  }
+
   async #launch(run: RunController, source: string, deterministic: CodeRunDeterminism | undefined): Promise<void> {
-    if (this.settings.requireContainment) {
-      const missing = missingLayers(this.#layers());
-      if (missing.length > 0) {
-        run.finish({
-          ok: false,
-          failure: {
-            kind: 'substrate-exit',
-            message: `The requireContainment setting is on, and this machine cannot apply ${missing.join(', ')} to the worker processes; no program will run. Turn requireContainment off to run with the layers available.`,
-          },
-        });
-        return;
-      }
-    }
-    const compiled = await this.#compiler.compile(source);
-    if (run.ended) return;
-    if (!compiled.ok) {
-      run.finish({ ok: false, failure: compiled.failure });
+    const refusal = this.#containmentRefusal();
+    if (refusal !== undefined) {
+      run.finish({ ok: false, failure: { kind: 'substrate-exit', message: refusal } });
       return;
     }
-    const slot = await this.#pool.acquire(run);
+    // The compile thread is substrate too: the first run waits for it to start, not the program.
+    const [slot] = await Promise.all([this.#pool.acquire(run), this.#compiler.warm()]);
     if (slot === undefined) return;
     if (run.ended) {
       this.#pool.release(slot);
       return;
     }
+    // The run holds its worker: from here the time is the program's, compiling it included.
+    run.begin();
+    const compiled = await this.#compiler.compile(source);
+    if (run.ended || !compiled.ok) {
+      this.#pool.release(slot);
+      if (!compiled.ok) run.finish({ ok: false, failure: compiled.failure });
+      return;
+    }
     slot.execute(run, compiled.program, deterministic);
+  }
+
+  /** Starts every worker process of the pool and the compile thread; resolves once they are ready. */
+  protected override async warm(): Promise<string | undefined> {
+    const refusal = this.#containmentRefusal();
+    if (refusal !== undefined) return refusal;
+    const [problem] = await Promise.all([this.#pool.warm(), this.#compiler.warm()]);
+    return problem;
   }
 
   protected shutdown(): Promise<void> {

@@ -29,8 +29,9 @@ export interface WorkerThreadCodeRuntimeSettings extends SharedRunLimitSettings 
   readonly timers?: number;
   /**
    * Worker processes kept alive, one worker thread each; also how many runs execute at once (the
-   * rest wait, their wall clock running). A run waiting on a host call keeps its process (about
-   * 16 MiB resident each). Default 4.
+   * rest wait, up to `acquireTimeoutMs`, their wall clock not yet running). Started as runs need
+   * them, or all at once by `ready()`. A run waiting on a host call keeps its process (about 16 MiB
+   * resident each). Default 4.
    */
   readonly poolSize?: number;
   /**
@@ -73,6 +74,7 @@ const settingNames = [
   'hostCalls',
   'concurrentHostCalls',
   'sourceBytes',
+  'acquireTimeoutMs',
   'timers',
   'poolSize',
   'requireContainment',

@@ -10,6 +10,8 @@
  * - `invalid-output`: the program returned a value that is not lossless JSON.
  * - `output-limit`: the returned value was larger than its byte budget.
  * - `protocol`: the substrate sent something the host refuses (malformed, oversized, forged).
+ * - `unavailable`: the runtime had no substrate free for the program within its `acquireTimeoutMs`
+ *   (every one busy with other runs, or still starting). The program did not run; running it again is safe.
  */
 export const failureKinds = [
   'exception',
@@ -20,6 +22,7 @@ export const failureKinds = [
   'invalid-output',
   'output-limit',
   'protocol',
+  'unavailable',
 ] as const;
 
 /** One of {@link failureKinds}. */
@@ -74,6 +77,16 @@ export interface OutputLimitFailure extends FailureBase<'output-limit'> {
   readonly limitBytes: number;
 }
 
+/**
+ * The program never started: the runtime had no substrate free for it within `limitMs` (its
+ * `acquireTimeoutMs` setting). Nothing the program would have done happened, so it is safe to run
+ * again; the time waited is the result's `usage.queuedMs`.
+ */
+export interface UnavailableFailure extends FailureBase<'unavailable'> {
+  /** How long a run may wait for a substrate, in milliseconds: the runtime's `acquireTimeoutMs`. */
+  readonly limitMs: number;
+}
+
 /** The engine died unexpectedly, the value was not JSON, or the substrate broke the protocol. */
 export type OtherFailure = FailureBase<'substrate-exit' | 'invalid-output' | 'protocol'>;
 
@@ -84,4 +97,5 @@ export type CodeRunFailure =
   | MemoryFailure
   | AbortFailure
   | OutputLimitFailure
+  | UnavailableFailure
   | OtherFailure;

@@ -18,8 +18,18 @@ export interface HostCallRecord {
 
 /** What a run consumed. Fields a provider cannot measure are absent, never guessed. */
 export interface CodeRunUsage {
-  /** Wall-clock milliseconds from `start` to the result, including time in host calls. */
+  /**
+   * Wall-clock milliseconds from the program's start to the result, including time in host calls:
+   * what the `wallTimeMs` budget is checked against. `0` for a run whose program never started.
+   */
   readonly wallMs: number;
+  /**
+   * Milliseconds from `start` until the program started: time spent waiting for a free substrate
+   * (every one busy) or for one to start or be replaced. Not charged to any budget of the program;
+   * bounded by the runtime's `acquireTimeoutMs`. Present when the provider measures it (every
+   * provider built on `@sluice/code-runtime-kit` does).
+   */
+  readonly queuedMs?: number;
   /** CPU milliseconds the program's substrate spent, when the provider can measure it. */
   readonly cpuMs?: number;
   /** Peak memory of the program's substrate in bytes, when the provider can measure it. */

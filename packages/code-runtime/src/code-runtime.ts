@@ -111,8 +111,18 @@ export interface CodeRun {
  * created. A model-facing tool states them to the model; a request can never change them.
  */
 export interface CodeRuntimeLimits {
-  /** Wall-clock milliseconds per run, time spent waiting on host calls included. */
+  /**
+   * Wall-clock milliseconds per run, time spent waiting on host calls included. The clock starts
+   * when the program starts, not while the run waits for a substrate (see `acquireTimeoutMs`).
+   */
   readonly wallTimeMs: number;
+  /**
+   * Milliseconds a run may wait for a substrate before its program starts (every one busy with
+   * other runs, or starting); past it the run ends as `unavailable` and the program did not run. An
+   * operator's bound on queueing, not a budget of the program. Absent when the provider does not
+   * queue runs.
+   */
+  readonly acquireTimeoutMs?: number;
   /** CPU (or busy) milliseconds per run, when the provider enforces such a budget. */
   readonly cpuTimeMs?: number;
   /** Memory budget in bytes, when the provider enforces one; its README says what it covers. */
@@ -131,7 +141,19 @@ export interface CodeRuntimeLimits {
   readonly sourceBytes: number;
 }
 
-/** Something that runs programs. Create it with a provider's synchronous factory; it starts its substrate lazily. */
+/** What {@link CodeRuntime.ready} resolves with: whether a run would now start without waiting for a substrate. */
+export type CodeRuntimeReadiness =
+  | { readonly ok: true }
+  | {
+      readonly ok: false;
+      /** Why no run can start at once (no interpreter, a substrate that fails to boot, a disposed runtime). */
+      readonly message: string;
+    };
+
+/**
+ * Something that runs programs. Create it with a provider's synchronous factory; it starts its
+ * substrate lazily, at the first run, unless {@link CodeRuntime.ready} is called first.
+ */
 export interface CodeRuntime {
   /** Always `'code-runtime-v1'` for this contract. */
   readonly specificationVersion: typeof specificationVersion;
@@ -161,6 +183,14 @@ export interface CodeRuntime {
   start(request: CodeRunRequest): CodeRun;
   /** `start(request).result`. Rejects only where `start` would throw. */
   run(request: CodeRunRequest): Promise<CodeRunResult>;
+  /**
+   * Starts the substrate now, as a server does before it says it is ready (a provider built on
+   * `@sluice/code-runtime-kit`: the whole pool, the compile thread, the zygote), and resolves once a
+   * run would start without waiting for one to start. Idempotent and cheap once ready; never
+   * rejects: a substrate that cannot start resolves `{ ok: false, message }`, and runs fail the same
+   * way. Optional: a runtime without it starts its substrate at the first run.
+   */
+  ready?(): Promise<CodeRuntimeReadiness>;
   /**
    * Ends every run in flight with an `abort` failure, stops the substrate, and resolves once it is
    * quiet. Idempotent; a later `start` throws {@link RuntimeDisposedError}.

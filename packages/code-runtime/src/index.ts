@@ -29,6 +29,7 @@ export {
   type OutputLimitFailure,
   type TimeBudget,
   type TimeoutFailure,
+  type UnavailableFailure,
 } from './code-run-failure.js';
 export type {
   CodeRunFailed,
@@ -47,6 +48,7 @@ export {
   type CodeRuntimeDeterminism,
   type CodeRuntimeLanguage,
   type CodeRuntimeLimits,
+  type CodeRuntimeReadiness,
   type HostCallContext,
   type HostFunction,
   specificationVersion,

@@ -15,6 +15,7 @@ describe('failureKinds', () => {
       'invalid-output',
       'output-limit',
       'protocol',
+      'unavailable',
     ]);
   });
 });

@@ -30,7 +30,7 @@ import {
 import type { SluiceMcpConfig } from './mcp-config.js';
 import { durableOutputSchema, durableStructured } from './mcp-durable-result.js';
 import { RunStoreGate } from './mcp-run-store.js';
-import { checkPolicyNames, checkRuntimeRuns } from './mcp-startup-checks.js';
+import { checkPolicyNames, checkRuntimeReady } from './mcp-startup-checks.js';
 import { RunProgress } from './run-progress.js';
 import { UpstreamServer } from './upstream-server.js';
 
@@ -277,10 +277,11 @@ export function createSluiceMcpServer(config: SluiceMcpConfig, options: SluiceMc
     server,
     upstreams,
     async connect(transport) {
+      // The runtime starts before the server says it is up, so the first run is as fast as the rest.
       // Python without a usable interpreter would fail every run: stop here instead, saying how to fix it.
       // So is a run store that cannot be opened; one another Sluice process holds is only a warning.
       await Promise.all([
-        owned !== undefined && config.language === 'python' ? checkRuntimeRuns(context.codeRuntime, log) : undefined,
+        owned === undefined ? undefined : checkRuntimeReady(context.codeRuntime),
         gate?.checkAtStart(config.startTimeoutMs),
       ]);
       await server.connect(transport);

@@ -65,28 +65,22 @@ function mayStartWith(pattern: string, prefix: string): boolean {
   return true;
 }
 
-/** The program a start-up check runs: valid, with the same value, in TypeScript and in Python. */
-const probeProgram = 'return 1';
-
 /**
- * Runs one trivial program, so a runtime that cannot run any (no Python interpreter, a containment
- * layer that was required but is missing) stops the server at start-up with the provider's own
- * explanation and the config setting that fixes it, instead of failing every run. A run that fails
- * for another reason (a very short wall-time budget) is only logged.
+ * Starts the runtime's substrate (its pool, the compile thread, Python's zygote) before the server
+ * connects, so the first `run_code` is not slowed by it, and a runtime that cannot run any program
+ * (no Python interpreter, a containment layer that was required but is missing) stops the server at
+ * start-up with the provider's own explanation and the config setting that fixes it, instead of
+ * failing every run. A runtime without `ready()` starts at its first run, as before.
  */
-export async function checkRuntimeRuns(runtime: CodeRuntime, log: (line: string) => void): Promise<void> {
-  const result = await runtime.run({ program: probeProgram });
-  if (result.ok) return;
-  if (result.failure.kind !== 'substrate-exit') {
-    log(`a start-up check program ended with ${result.failure.kind}: ${foreignText(result.failure.message, 1024)}`);
-    return;
-  }
+export async function checkRuntimeReady(runtime: CodeRuntime): Promise<void> {
+  const readiness = await runtime.ready?.();
+  if (readiness === undefined || readiness.ok) return;
   const fix =
     runtime.language === 'python'
       ? ' In the config file that setting is sluice.runtime.pythonExecutable; or set sluice.language to "typescript".'
       : '';
   throw new InvalidSettingsError({
-    message: `sluice.language is "${runtime.language}", but no program can run: ${foreignText(result.failure.message, 2048)}${fix}`,
+    message: `sluice.language is "${runtime.language}", but no program can run: ${foreignText(readiness.message, 2048)}${fix}`,
     setting: 'sluice.language',
   });
 }

@@ -26,7 +26,8 @@ function loadTypeScript(): typeof TypeScriptModule {
  * then strips TypeScript: in place with ts-blank-space on the tree the parser built, so positions
  * need no source map, or with esbuild (and its source map) for what blanking cannot do
  * (`blankProgram` says what). A syntax error or a refusal becomes an `exception` failure with the
- * program's own line and column. Runs in the compile thread (see compile-thread.ts), never on the
+ * program's own line and column (none when the parser could not say where: a program nested too
+ * deep for it). Runs in the compile thread (see compile-thread.ts), never on the
  * host's main thread.
  */
 export async function prepareProgram(source: string): Promise<CompileResult> {
@@ -52,6 +53,12 @@ export async function prepareProgram(source: string): Promise<CompileResult> {
   const { normalised, file } = prepared;
   if (normalised.kind === 'refused') {
     const { message, line, column } = normalised;
+    if (line === undefined || column === undefined) {
+      return {
+        ok: false,
+        failure: { kind: 'exception', name: 'SyntaxError', message: `SyntaxError: ${message} Nothing ran.` },
+      };
+    }
     return {
       ok: false,
       failure: {

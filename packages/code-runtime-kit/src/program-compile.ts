@@ -36,14 +36,19 @@ const cacheEntries = 256;
 export class ProgramCompiler {
   readonly #cache = new Map<string, CompileResult>();
 
-  async compile(source: string): Promise<CompileResult> {
+  /**
+   * The program prepared, or why it was not. Pass the run's `signal`: when it aborts, the compile
+   * is abandoned (the compile thread stops working on it, see `compileInThread`) and resolves as an
+   * `abort` failure, which is not cached. Never rejects.
+   */
+  async compile(source: string, signal?: AbortSignal): Promise<CompileResult> {
     const cached = this.#cache.get(source);
     if (cached !== undefined) {
       this.#cache.delete(source);
       this.#cache.set(source, cached);
       return cached;
     }
-    const result = await compileInThread(source);
+    const result = await compileInThread(source, signal);
     if (!result.ok && result.failure.kind !== 'exception') return result;
     this.#cache.set(source, result);
     if (this.#cache.size > cacheEntries) this.#cache.delete(this.#cache.keys().next().value!);

@@ -85,7 +85,7 @@ export class QuickJsCodeRuntime extends CodeRuntimeBase {
   }
 
   async #launch(run: RunController, source: string, deterministic: CodeRunDeterminism | undefined): Promise<void> {
-    const compiled = await this.#compiler.compile(source);
+    const compiled = await this.#compiler.compile(source, run.signal);
     if (run.ended) return;
     if (!compiled.ok) {
       run.finish({ ok: false, failure: compiled.failure });

@@ -145,7 +145,7 @@ export class WorkerThreadCodeRuntime extends CodeRuntimeBase {
         return;
       }
     }
-    const compiled = await this.#compiler.compile(source);
+    const compiled = await this.#compiler.compile(source, run.signal);
     if (run.ended) return;
     if (!compiled.ok) {
       run.finish({ ok: false, failure: compiled.failure });

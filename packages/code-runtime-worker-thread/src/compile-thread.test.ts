@@ -26,7 +26,7 @@ describe('the compile thread', () => {
     expect(await runtime.run({ program: 'const n: number = 20;\nn + 22' })).toMatchObject({ ok: true, value: 42 });
     const loaded = Object.keys(createRequire(import.meta.url).cache);
     expect(loaded.filter((file) => /[\\/]typescript[\\/]lib[\\/]typescript\.js$/.test(file))).toEqual([]);
-  });
+  }, 30_000);
 
   it('fails the compile it held when it dies, and a new one serves the next run', async () => {
     // Long enough to be still in the thread when it is ended: a short program is ready in a millisecond.
@@ -39,7 +39,7 @@ describe('the compile thread', () => {
       ok: true,
       value: 'second',
     });
-  });
+  }, 30_000);
 
   it('stops preparing a program when its run times out, and the host goes quiet', async () => {
     expect(await runtime.run({ program: 'const warm: number = 1;\nwarm' })).toMatchObject({ ok: true });

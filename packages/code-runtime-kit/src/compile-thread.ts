@@ -1,37 +1,105 @@
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { CompileResult } from './program-compile.js';
+import { bundleBlankerHere, stripHere } from './program-esbuild.js';
 
 /** The compile thread's script, built by the kit as an entry of its own (`sluice.entries`). */
 const compileThreadScript = fileURLToPath(new URL('../dist/compile-thread-main.js', import.meta.url));
 
 // The parser's heap for a program at the 256 KiB source limit is tens of MiB; past this the
-// thread (not the host) ends, and the compiles it held fail as substrate-exit.
+// thread (not the host) ends, and the compile it held fails as substrate-exit.
 const heapLimitMb = 512;
 
-interface Pending {
+interface Job {
+  readonly id: number;
+  readonly source: string;
   readonly resolve: (result: CompileResult) => void;
+  readonly signal: AbortSignal | undefined;
+  readonly onAbort: () => void;
 }
 
 let thread: Worker | undefined;
 let nextId = 0;
-const pending = new Map<number, Pending>();
+/** Compiles not yet sent to the thread, oldest first. */
+const waiting = new Map<number, Job>();
+/** The one compile the thread is working on. */
+let current: Job | undefined;
+/** Threads terminated and not yet exited; see {@link compileThreadActivity}. */
+let ending = 0;
 
 /**
  * Prepares a program in the process's one compile thread, started on the first call and shared by
- * every runtime: the TypeScript parser loads once per process, off the host's main thread. The
- * thread keeps the process alive only while a compile is pending. Never rejects: a thread that
- * fails to start, runs out of memory or exits fails its pending compiles as `substrate-exit`, and
- * the next compile starts a new one.
+ * every runtime: the TypeScript parser loads once per process, off the host's main thread (what
+ * esbuild strips is sent to the host's esbuild service, from the main thread). The
+ * thread works on one compile at a time, in the order they were asked for, and keeps the process
+ * alive only while a compile is pending.
+ *
+ * When `signal` aborts (a run's `signal`, aborted the moment the run ends), the compile is
+ * abandoned and resolves at once as an `abort` failure: one still waiting is dropped, and the one
+ * the thread is working on ends with the thread, which is terminated; the compiles waiting behind
+ * it go to a new thread. Never rejects: a thread that fails to start, runs out of memory or exits
+ * fails the compile it was working on as `substrate-exit`, and the next compile starts a new one.
  */
-export function compileInThread(source: string): Promise<CompileResult> {
-  const worker = thread ?? start();
-  const id = nextId++;
+export function compileInThread(source: string, signal?: AbortSignal): Promise<CompileResult> {
   return new Promise<CompileResult>((resolve) => {
-    pending.set(id, { resolve });
-    if (pending.size === 1) worker.ref();
-    worker.postMessage({ id, source });
+    if (signal?.aborted) {
+      resolve(abandoned());
+      return;
+    }
+    const id = nextId++;
+    const job: Job = { id, source, resolve, signal, onAbort: () => abandon(job) };
+    signal?.addEventListener('abort', job.onAbort, { once: true });
+    waiting.set(id, job);
+    next();
   });
+}
+
+/** Sends the oldest waiting compile to the thread, when the thread is free. */
+function next(): void {
+  if (current !== undefined) return;
+  const job = waiting.values().next().value;
+  if (job === undefined) {
+    thread?.unref();
+    return;
+  }
+  waiting.delete(job.id);
+  current = job;
+  const worker = thread ?? start();
+  worker.ref();
+  worker.postMessage({ id: job.id, source: job.source });
+}
+
+function settle(job: Job, result: CompileResult): void {
+  job.signal?.removeEventListener('abort', job.onAbort);
+  job.resolve(result);
+}
+
+function abandon(job: Job): void {
+  if (waiting.delete(job.id)) {
+    settle(job, abandoned());
+    return;
+  }
+  if (job !== current) return;
+  // The parser cannot be interrupted, so the thread ends with it; the compiles waiting behind it
+  // never reached this thread and go to the next one.
+  current = undefined;
+  const worker = thread;
+  thread = undefined;
+  if (worker !== undefined) stop(worker);
+  settle(job, abandoned());
+  next();
+}
+
+function stop(worker: Worker): void {
+  ending += 1;
+  worker.terminate().then(
+    () => {
+      ending -= 1;
+    },
+    () => {
+      ending -= 1;
+    },
+  );
 }
 
 function start(): Worker {
@@ -46,23 +114,61 @@ function start(): Worker {
   thread = worker;
   worker.unref();
   worker.on('message', (message: unknown) => {
-    const { id, result } = (message ?? {}) as { id?: unknown; result?: unknown };
-    const entry = typeof id === 'number' ? pending.get(id) : undefined;
-    if (entry === undefined) return;
-    pending.delete(id as number);
-    if (pending.size === 0) worker.unref();
-    entry.resolve(isCompileResult(result) ? result : stopped('it sent a malformed answer'));
+    if (thread !== worker) return;
+    const { id, result, ask, call, text } = (message ?? {}) as Record<string, unknown>;
+    if (typeof ask === 'number') {
+      answer(worker, ask, call === 'strip' ? stripHere(String(text)) : blankerBundle());
+      return;
+    }
+    const job = current;
+    if (job === undefined || id !== job.id) return;
+    current = undefined;
+    settle(job, isCompileResult(result) ? result : stopped('it sent a malformed answer'));
+    next();
   });
   const end = (why: string) => {
     if (thread !== worker) return;
     thread = undefined;
-    const failed = [...pending.values()];
-    pending.clear();
-    for (const entry of failed) entry.resolve(stopped(why));
+    const job = current;
+    current = undefined;
+    if (job !== undefined) settle(job, stopped(why));
+    next();
   };
   worker.on('error', (error: Error) => end(error.message));
   worker.on('exit', (code) => end(`it exited with code ${code}`));
   return worker;
+}
+
+let bundle: Promise<string> | undefined;
+
+/** ts-blank-space's bundle, made once per process; a failed attempt is not kept. */
+function blankerBundle(): Promise<string> {
+  bundle ??= bundleBlankerHere().catch((error: unknown) => {
+    bundle = undefined;
+    throw error;
+  });
+  return bundle;
+}
+
+// The thread's esbuild work runs here, in the host's main thread, whose esbuild service outlives a
+// terminated thread (see compile-thread-main.ts); an answer for a thread that has ended is dropped.
+function answer(worker: Worker, ask: number, work: Promise<unknown>): void {
+  work.then(
+    (value) => {
+      if (thread === worker) worker.postMessage({ answer: ask, value });
+    },
+    (error: unknown) => {
+      if (thread === worker) worker.postMessage({ answer: ask, failed: String(error) });
+    },
+  );
+}
+
+function abandoned(): CompileResult {
+  const reason = 'the run ended while its program was being prepared';
+  return {
+    ok: false,
+    failure: { kind: 'abort', reason, message: `The program was not prepared: ${reason}; nothing ran.` },
+  };
 }
 
 function stopped(why: string): CompileResult {
@@ -81,7 +187,19 @@ function isCompileResult(value: unknown): value is CompileResult {
   return ok === true ? typeof program === 'object' && program !== null : ok === false && typeof failure === 'object';
 }
 
-/** @internal Ends the compile thread as a crash would (its pending compiles fail); for tests. */
+/** @internal What the compile thread is doing, for tests: whether it is working on a compile, how many wait, and how many terminated threads have not exited yet. */
+export interface CompileThreadActivity {
+  readonly compiling: boolean;
+  readonly waiting: number;
+  readonly ending: number;
+}
+
+/** @internal What the compile thread is doing now; for tests. */
+export function compileThreadActivity(): CompileThreadActivity {
+  return { compiling: current !== undefined, waiting: waiting.size, ending };
+}
+
+/** @internal Ends the compile thread as a crash would (the compile it was working on fails); for tests. */
 export async function terminateCompileThread(): Promise<void> {
   await thread?.terminate();
 }

@@ -1,5 +1,10 @@
 export { CodeRuntimeBase, type LaunchOptions } from './code-runtime-base.js';
-export { compileInThread, terminateCompileThread } from './compile-thread.js';
+export {
+  type CompileThreadActivity,
+  compileInThread,
+  compileThreadActivity,
+  terminateCompileThread,
+} from './compile-thread.js';
 export { captureInspectIntrinsics, type InspectIntrinsics, makeInspector } from './console-inspect.js';
 export { makePrintf, type PrintfIntrinsics } from './console-printf.js';
 export { FifoQueue } from './fifo-queue.js';

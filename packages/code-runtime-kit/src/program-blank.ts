@@ -1,7 +1,6 @@
-import { createRequire } from 'node:module';
 import { compileFunction, Script } from 'node:vm';
-import { build } from 'esbuild';
 import type * as TypeScriptModule from 'typescript';
+import { esbuildWork } from './program-esbuild.js';
 import { parseDiagnostics, parseProgram } from './program-normalise.js';
 import { programArrow } from './program-wrapper.js';
 
@@ -23,31 +22,16 @@ let loading: Promise<BlankSourceFile | undefined> | undefined;
 export function loadBlanker(typescript: () => TypeScript): Promise<BlankSourceFile | undefined> {
   // Importing ts-blank-space would have Node wrap the 9 MB CommonJS typescript.js as an ES module:
   // it compiles the file to detect its format, then lexes it for export names, two to three times
-  // what loading the parser costs. Bundled (by the esbuild already here) with `typescript` left to
+  // what loading the parser costs. Bundled by esbuild (`esbuildWork`) with `typescript` left to
   // a require of our own, it costs milliseconds once esbuild's service runs, and shares the parser
   // the kit has loaded, so the syntax kinds it compares are always those of the tree it walks.
-  loading ??= bundleBlanker().then(
-    (code) => evaluateBlanker(code, typescript),
-    () => undefined,
-  );
+  loading ??= esbuildWork()
+    .bundleBlanker()
+    .then(
+      (code) => evaluateBlanker(code, typescript),
+      () => undefined,
+    );
   return loading;
-}
-
-async function bundleBlanker(): Promise<string> {
-  const entry = createRequire(import.meta.url).resolve('ts-blank-space');
-  const output = await build({
-    entryPoints: [entry],
-    bundle: true,
-    write: false,
-    format: 'cjs',
-    platform: 'node',
-    target: 'node20',
-    external: ['typescript'],
-    logLevel: 'silent',
-  });
-  const file = output.outputFiles[0];
-  if (file === undefined) throw new Error('esbuild produced no bundle of ts-blank-space');
-  return file.text;
 }
 
 function evaluateBlanker(code: string, typescript: () => TypeScript): BlankSourceFile | undefined {

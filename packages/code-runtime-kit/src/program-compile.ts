@@ -3,6 +3,7 @@ import type { CodeRunFailure, ExceptionFailure } from '@sluice/code-runtime';
 import { compileInThread } from './compile-thread.js';
 import { type Insertion, modelColumn } from './program-edits.js';
 import { wrapperLines } from './program-wrapper.js';
+import type { RunController } from './run-controller.js';
 
 /** A program ready for a worker: JavaScript, and how its positions lead back to what the model wrote. */
 export interface CompiledProgram {
@@ -48,14 +49,34 @@ export class ProgramCompiler {
     return compileThreadWarm;
   }
 
-  async compile(source: string): Promise<CompileResult> {
+  /**
+   * For a run that now holds its substrate: begins it (its wall clock starts here, compiling
+   * included), compiles `source` under the run's signal, and when the program did not compile or
+   * the run ended meanwhile, ends the run with the compile's failure and calls `giveBack` so the
+   * substrate serves another run. Resolves with the program to execute, or `undefined`. Never rejects.
+   */
+  async compileFor(run: RunController, source: string, giveBack: () => void): Promise<CompiledProgram | undefined> {
+    run.begin();
+    const compiled = await this.compile(source, run.signal);
+    if (!run.ended && compiled.ok) return compiled.program;
+    giveBack();
+    if (!compiled.ok) run.finish({ ok: false, failure: compiled.failure });
+    return undefined;
+  }
+
+  /**
+   * The program prepared, or why it was not. Pass the run's `signal`: when it aborts, the compile
+   * is abandoned (the compile thread stops working on it, see `compileInThread`) and resolves as an
+   * `abort` failure, which is not cached. Never rejects.
+   */
+  async compile(source: string, signal?: AbortSignal): Promise<CompileResult> {
     const cached = this.#cache.get(source);
     if (cached !== undefined) {
       this.#cache.delete(source);
       this.#cache.set(source, cached);
       return cached;
     }
-    const result = await compileInThread(source);
+    const result = await compileInThread(source, signal);
     if (!result.ok && result.failure.kind !== 'exception') return result;
     this.#cache.set(source, result);
     if (this.#cache.size > cacheEntries) this.#cache.delete(this.#cache.keys().next().value!);

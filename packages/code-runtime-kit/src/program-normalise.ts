@@ -1,6 +1,7 @@
 import type * as TypeScriptModule from 'typescript';
 import { type Insertion, ProgramEdits } from './program-edits.js';
 import { findFence } from './program-fence.js';
+import { maxNesting, tooDeep } from './program-nesting.js';
 import { type DeclaredFunction, referencedNames, surveyProgram } from './program-survey.js';
 import { describeUnclosed, type Unclosed } from './program-unclosed.js';
 
@@ -21,7 +22,15 @@ export type Normalised =
       /** Set when the parser found a syntax error: what the program left open at its end. */
       readonly unclosed?: Unclosed;
     }
-  | { readonly kind: 'refused'; readonly message: string; readonly line: number; readonly column: number };
+  | {
+      readonly kind: 'refused';
+      readonly message: string;
+      /** Where the reason is, 1-based; absent when the parser could not say (a program nested too deep for it). */
+      readonly line?: number;
+      readonly column?: number;
+    };
+
+const nestingMessage = `The program nests more than ${maxNesting} levels deep (blocks, functions, brackets or calls inside one another), which is more than it may. Flatten it: use loops, arrays and helper functions instead of nesting this deep.`;
 
 // Declared on the wrapper's lines only when the program has an `export default` to hand back.
 const defaultName = 'sluice$default';
@@ -31,8 +40,9 @@ const defaultName = 'sluice$default';
  * has exactly one reading: a markdown fence around it is blanked; a program that is one function
  * expression is called; a program that only declares things and one function nobody calls has
  * that function called; `export default` is unwrapped (a function is called); without a
- * top-level `return`, the last expression statement's value is returned. Imports and what has
- * two readings are refused with a message naming the fix. Lines never move and columns move only
+ * top-level `return`, the last expression statement's value is returned. Imports, what has two
+ * readings and a program nested more than `maxNesting` levels deep are refused with a message
+ * naming the fix. Lines never move and columns move only
  * where text is inserted (`insertions`), so positions still point at the model's text.
  */
 export function normaliseProgram(ts: TypeScript, source: string): Normalised {
@@ -66,8 +76,16 @@ export function normaliseSource(ts: TypeScript, source: string): NormalisedSourc
   try {
     file = parseProgram(ts, text);
   } catch {
-    // The parser recurses: a program nested thousands deep overflows its stack. esbuild decides.
-    return { normalised: { kind: 'program', body: text, epilogue: '', insertions: [] } };
+    // The parser recurses: a program nested thousands deep overflows its stack. Not handed to
+    // esbuild, whose cost grows faster than the depth (see maxNesting).
+    return { normalised: { kind: 'refused', message: nestingMessage } };
+  }
+  const deep = tooDeep(ts, file);
+  if (deep !== undefined) {
+    const position = file.getLineAndCharacterOfPosition(deep.getStart(file));
+    return {
+      normalised: { kind: 'refused', message: nestingMessage, line: position.line + 1, column: position.character + 1 },
+    };
   }
   const diagnostics = parseDiagnostics(file);
   if (diagnostics.length > 0) {

@@ -1,9 +1,9 @@
 import { createRequire } from 'node:module';
-import { type Message, stop, transform } from 'esbuild';
 import type * as TypeScriptModule from 'typescript';
 import { blankProgram, loadBlanker } from './program-blank.js';
 import type { CompileResult } from './program-compile.js';
 import { modelColumn } from './program-edits.js';
+import { esbuildWork, type Stripped } from './program-esbuild.js';
 import { type Normalised, type NormalisedSource, normaliseSource } from './program-normalise.js';
 import type { Unclosed } from './program-unclosed.js';
 import { wrapProgram } from './program-wrapper.js';
@@ -26,7 +26,8 @@ function loadTypeScript(): typeof TypeScriptModule {
  * then strips TypeScript: in place with ts-blank-space on the tree the parser built, so positions
  * need no source map, or with esbuild (and its source map) for what blanking cannot do
  * (`blankProgram` says what). A syntax error or a refusal becomes an `exception` failure with the
- * program's own line and column. Runs in the compile thread (see compile-thread.ts), never on the
+ * program's own line and column (none when the parser could not say where: a program nested too
+ * deep for it). Runs in the compile thread (see compile-thread.ts), never on the
  * host's main thread.
  */
 export async function prepareProgram(source: string): Promise<CompileResult> {
@@ -52,6 +53,12 @@ export async function prepareProgram(source: string): Promise<CompileResult> {
   const { normalised, file } = prepared;
   if (normalised.kind === 'refused') {
     const { message, line, column } = normalised;
+    if (line === undefined || column === undefined) {
+      return {
+        ok: false,
+        failure: { kind: 'exception', name: 'SyntaxError', message: `SyntaxError: ${message} Nothing ran.` },
+      };
+    }
     return {
       ok: false,
       failure: {
@@ -77,36 +84,8 @@ export async function prepareProgram(source: string): Promise<CompileResult> {
       program: { code: wrapProgram(blanked, epilogue), lines, ...(insertions.length > 0 ? { insertions } : {}) },
     };
   }
-  return describeStripped(source, normalised, await strip(wrapProgram(body, epilogue)));
+  return describeStripped(source, normalised, await esbuildWork().strip(wrapProgram(body, epilogue)));
 }
-
-async function strip(text: string, retry = true): Promise<Stripped> {
-  try {
-    const output = await transform(text, {
-      loader: 'ts',
-      sourcemap: 'external',
-      sourcefile: 'program.ts',
-      target: 'node20',
-      supported: { 'dynamic-import': false },
-      logLevel: 'silent',
-    });
-    return { kind: 'code', code: output.code, map: output.map };
-  } catch (error) {
-    const first = (error as { errors?: Message[] }).errors?.[0];
-    if (first !== undefined) return { kind: 'error', message: first };
-    // Not the program's fault: esbuild's service process died (killed, out of memory). A
-    // stopped service restarts on the next call, so try once more before giving up.
-    if (!retry) return { kind: 'stopped' };
-    await stop();
-    return strip(text, false);
-  }
-}
-
-/** What esbuild made of a wrapped program. */
-type Stripped =
-  | { readonly kind: 'code'; readonly code: string; readonly map: string }
-  | { readonly kind: 'error'; readonly message: Message }
-  | { readonly kind: 'stopped' };
 
 function describeStripped(
   source: string,

@@ -90,14 +90,8 @@ export class QuickJsCodeRuntime extends CodeRuntimeBase {
     const [slot] = await Promise.all([this.#acquire(run), this.#compiler.warm()]);
     if (slot === undefined) return;
     // The run holds its thread: from here the time is the program's, compiling it included.
-    run.begin();
-    const compiled = await this.#compiler.compile(source);
-    if (run.ended || !compiled.ok) {
-      this.#pool.release(slot);
-      if (!compiled.ok) run.finish({ ok: false, failure: compiled.failure });
-      return;
-    }
-    this.#execute(run, slot, compiled.program, deterministic);
+    const program = await this.#compiler.compileFor(run, source, () => this.#pool.release(slot));
+    if (program !== undefined) this.#execute(run, slot, program, deterministic);
   }
 
   /** A free thread for `run`, or `undefined` once the run has ended (any thread got is given back). */

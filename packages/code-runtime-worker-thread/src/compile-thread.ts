@@ -1,2 +1,2 @@
 // Moved to @sluice/code-runtime-kit, shared with the QuickJS provider; kept for this package's imports.
-export { compileInThread, terminateCompileThread } from '@sluice/code-runtime-kit';
+export { compileInThread, compileThreadActivity, terminateCompileThread } from '@sluice/code-runtime-kit';

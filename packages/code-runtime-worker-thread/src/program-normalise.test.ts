@@ -203,8 +203,9 @@ describe('normaliseProgram', () => {
     expect(program('broken = = 1').unclosed).toBeUndefined();
   });
 
-  it('leaves a program the parser cannot handle to esbuild', () => {
-    const deep = `return ${'['.repeat(20_000)}${']'.repeat(20_000)};`;
-    expect(program(deep).body).toBe(deep);
+  it('refuses a program too deep for the parser, without a position, rather than leave it to esbuild', () => {
+    const deep = refusal(`return ${'['.repeat(20_000)}${']'.repeat(20_000)};`);
+    expect(deep.message).toContain('nests more than 256 levels deep');
+    expect(deep).not.toHaveProperty('line');
   });
 });

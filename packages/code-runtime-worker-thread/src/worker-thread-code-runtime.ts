@@ -153,14 +153,8 @@ export class WorkerThreadCodeRuntime extends CodeRuntimeBase {
       return;
     }
     // The run holds its worker: from here the time is the program's, compiling it included.
-    run.begin();
-    const compiled = await this.#compiler.compile(source);
-    if (run.ended || !compiled.ok) {
-      this.#pool.release(slot);
-      if (!compiled.ok) run.finish({ ok: false, failure: compiled.failure });
-      return;
-    }
-    slot.execute(run, compiled.program, deterministic);
+    const program = await this.#compiler.compileFor(run, source, () => this.#pool.release(slot));
+    if (program !== undefined) slot.execute(run, program, deterministic);
   }
 
   /** Starts every worker process of the pool and the compile thread; resolves once they are ready. */

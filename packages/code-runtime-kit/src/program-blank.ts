@@ -1,6 +1,5 @@
 import { createRequire } from 'node:module';
 import { compileFunction, Script } from 'node:vm';
-import { build } from 'esbuild';
 import type * as TypeScriptModule from 'typescript';
 import { parseDiagnostics, parseProgram } from './program-normalise.js';
 import { programArrow } from './program-wrapper.js';
@@ -34,6 +33,7 @@ export function loadBlanker(typescript: () => TypeScript): Promise<BlankSourceFi
 }
 
 async function bundleBlanker(): Promise<string> {
+  const { build } = await import('esbuild');
   const entry = createRequire(import.meta.url).resolve('ts-blank-space');
   const output = await build({
     entryPoints: [entry],

@@ -47,7 +47,7 @@ export async function resumeCommand(options: ResumeCommandOptions, io: CliIo, si
       // A run that waits for a person is answered with its token, which the person may have lost.
       const waiting = await withRunStore(options.runStore, () => storedWaitingCall(store, run));
       if (waiting !== undefined) {
-        io.stderr.write(pauseLines(waiting, again));
+        io.stderr.write(pauseLines(waiting, again, io.invocation));
         return exitPaused;
       }
     }

@@ -63,6 +63,7 @@ describe('the README', () => {
     const tokens = new Map<string, string>();
     for (const step of steps) {
       const args = step.args.map((arg) => tokens.get(arg) ?? arg.replace('.sluice/runs', join(temp, 'runs')));
+      // As `npx sluice` starts it (runSluice says so), so the resume commands it prints start with npx too.
       const { code, stdout, stderr } = await runSluice(args, examples);
       // A terminal interleaves the two streams; `sluice` writes its own lines, prefixed, to stderr.
       const printed = [...stdout.split('\n'), ...stderr.split('\n')].filter((line) => line !== '');

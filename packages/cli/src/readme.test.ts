@@ -86,3 +86,22 @@ describe('the README', () => {
     }
   });
 });
+
+describe('the README, against the demo', () => {
+  it('shows the denied call as `npm run demo` prints it, up to the timings', { timeout: 300_000 }, async () => {
+    const start = readme.indexOf('## What the model sees');
+    const open = readme.indexOf('```text\n', start) + '```text\n'.length;
+    const shown = readme.slice(open, readme.indexOf('\n```', open)).split('\n');
+    const { code, stdout } = await runSluice(['demo'], packageDir);
+    expect(code).toBe(0);
+    const printed = stdout.split('\n').map(measured);
+    const first = printed.indexOf(measured(shown[0]!));
+    expect(first, stdout).toBeGreaterThan(-1);
+    expect(printed.slice(first, first + shown.length)).toEqual(shown.map(measured));
+  });
+});
+
+/** A line with its measurements (milliseconds, MiB) replaced: they differ from run to run. */
+function measured(line: string): string {
+  return line.replaceAll(/\d+(\.\d+)? (ms|MiB)/g, 'n $2');
+}

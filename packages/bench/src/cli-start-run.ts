@@ -2,23 +2,34 @@
 // `node -e 'console.log(42)'`, interleaved in the same rounds; medians, ratios, issue 25's targets.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { codeVersion, commandOptions, percentile } from './bench-harness.js';
-import { type ColdProvider, cliCommand, cliTargets, coldProviders, measureCliRounds, tableCell } from './cold-start.js';
+import {
+  type ColdProvider,
+  cliCommand,
+  cliTargets,
+  coldProviders,
+  measureCliRounds,
+  sluiceBin,
+  tableCell,
+} from './cold-start.js';
 
 const options = commandOptions(process.argv.slice(2));
 const rounds = Number(options.rounds ?? '9');
 const only = options.only === undefined ? coldProviders : (String(options.only).split(',') as ColdProvider[]);
+const bin = options.bin === undefined ? sluiceBin : resolve(String(options.bin));
 
-console.log(`cli-start: ${rounds} rounds of node -e and sluice run - on ${only.join(', ')}, interleaved`);
-const measured = measureCliRounds(rounds, only);
+console.log(`cli-start: ${bin}, ${rounds} rounds of node -e and sluice run - on ${only.join(', ')}, interleaved`);
+const measured = measureCliRounds(rounds, only, bin);
 const anchor = percentile(measured.anchorMs, 50);
 const lines = [
   `# sluice run - against node -e, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`,
   '',
   `Node ${process.version}, ${availableParallelism()} cores, load average ${loadavg()
     .map((value) => value.toFixed(2))
-    .join(' ')} at the end, ${rounds} rounds (each: the anchor, then every provider once), ${codeVersion()}.`,
+    .join(
+      ' ',
+    )} at the end, ${rounds} rounds (each: the anchor, then every provider once), ${bin === sluiceBin ? codeVersion() : bin}.`,
   '',
   '| command | median ms | min / max ms | ratio to the anchor | target | |',
   '|---|---|---|---|---|---|',

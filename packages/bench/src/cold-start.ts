@@ -40,9 +40,9 @@ export function timeNodeAnchor(): number {
   return timeProcess(['-e', 'console.log(42)'], '', '42');
 }
 
-/** Milliseconds from spawning `sluice run -` with {@link cliProgram} on stdin to its exit; checks it printed 42. */
-export function timeCliRun(provider: ColdProvider): number {
-  return timeProcess([sluiceBin, 'run', '-', '--quiet', ...cliFlags[provider]], cliProgram, '42');
+/** Milliseconds from spawning `sluice run -` (`bin`, this workspace's by default) with {@link cliProgram} on stdin to its exit; checks it printed 42. */
+export function timeCliRun(provider: ColdProvider, bin = sluiceBin): number {
+  return timeProcess([bin, 'run', '-', '--quiet', ...cliFlags[provider]], cliProgram, '42');
 }
 
 function timeProcess(args: readonly string[], input: string, expected: string): number {
@@ -76,14 +76,21 @@ export interface CliRounds {
   readonly providerMs: Record<ColdProvider, number[]>;
 }
 
-/** Times `rounds` rounds of the anchor and `sluice run -` on each provider, interleaved, after one untimed round. */
-export function measureCliRounds(rounds: number, providers: readonly ColdProvider[] = coldProviders): CliRounds {
+/**
+ * Times `rounds` rounds of the anchor and `sluice run -` on each provider, interleaved, after one
+ * untimed round. `bin`: another checkout's `bin/sluice.js`, to set a change against its base.
+ */
+export function measureCliRounds(
+  rounds: number,
+  providers: readonly ColdProvider[] = coldProviders,
+  bin = sluiceBin,
+): CliRounds {
   timeNodeAnchor();
-  for (const provider of providers) timeCliRun(provider);
+  for (const provider of providers) timeCliRun(provider, bin);
   const measured: CliRounds = { anchorMs: [], providerMs: { 'worker-thread': [], quickjs: [], python: [] } };
   for (let round = 0; round < rounds; round += 1) {
     measured.anchorMs.push(timeNodeAnchor());
-    for (const provider of providers) measured.providerMs[provider].push(timeCliRun(provider));
+    for (const provider of providers) measured.providerMs[provider].push(timeCliRun(provider, bin));
   }
   return measured;
 }

@@ -1,5 +1,6 @@
 import type { BenchRow } from './bench-harness.js';
 import { pythonTargets } from './python-zygote.js';
+import { runsRatios } from './quickjs-report.js';
 
 /** DESIGN.md §8 targets for the worker-thread provider. */
 export const targets = { p50Ms: 2, runsPerSecondC8: 400, killP95Ms: 5, roundTripMs: 0.1 } as const;
@@ -67,11 +68,12 @@ export function formatReport(rows: readonly BenchRow[], machine: string, when: D
     for (const anchor of rows.filter((row) => row.substrate.startsWith('anchor:') && isPythonAnchor(row))) {
       lines.push(againstAnchor(python, anchor));
     }
-    const floor = rows.find((row) => row.substrate === 'anchor: python fork floor')?.runsPerSecond?.c8;
-    if (floor !== undefined && python.runsPerSecond !== undefined) {
+    const floorRow = rows.find((row) => row.substrate === 'anchor: python fork floor');
+    const floor = floorRow?.runsPerSecond?.c8;
+    if (floorRow !== undefined && floor !== undefined && python.runsPerSecond !== undefined) {
       lines.push(
         '',
-        `The fork floor bounds every fork-per-run design on this machine: at c=8 it reaches ${fixed(floor, 0)} runs/s, so the target of ${pythonTargets.runsPerSecondC8} is ${(pythonTargets.runsPerSecondC8 / floor).toFixed(2)}× the floor, and the provider reaches ${((100 * python.runsPerSecond.c8) / floor).toFixed(0)} % of it.`,
+        `The fork floor bounds every fork-per-run design on this machine: at c=8 it reaches ${fixed(floor, 0)} runs/s, so the target of ${pythonTargets.runsPerSecondC8} is ${(pythonTargets.runsPerSecondC8 / floor).toFixed(2)}× the floor, and the provider reaches ${((100 * python.runsPerSecond.c8) / floor).toFixed(0)} % of it. The provider's runs/s as multiples of the floor's: ${runsRatios(python, floorRow)}.`,
       );
     }
   }

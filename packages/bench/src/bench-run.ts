@@ -8,6 +8,7 @@ import { ensureAnchors } from './bench-anchors.js';
 import { type BenchRow, codeVersion, commandOptions } from './bench-harness.js';
 import { formatReport } from './bench-report.js';
 import { benchSuites } from './bench-suites.js';
+import { coldStartSection } from './cold-start-report.js';
 import { quickJsSection } from './quickjs-report.js';
 
 const packageDir = join(import.meta.dirname, '..');
@@ -44,7 +45,7 @@ const machine = `Node ${process.version}, ${availableParallelism()} cores (${cpu
   .map((value) => value.toFixed(2))
   .join(' ')} at the end, scale ${scale}, ${codeVersion()}`;
 const resultsDir = join(packageDir, 'results');
-const report = `${formatReport(rows, machine, new Date())}${quickJsSection(rows)}${lastSoak(join(resultsDir, 'soak.md'))}`;
+const report = `${formatReport(rows, machine, new Date())}${quickJsSection(rows)}${coldStartSection(rows)}${lastSoak(join(resultsDir, 'soak.md'))}`;
 console.log(`\n${report}`);
 mkdirSync(resultsDir, { recursive: true });
 writeFileSync(join(resultsDir, 'latest.md'), report);

@@ -15,4 +15,5 @@ export const benchSuites: readonly string[] = [
   './anchor-python-fork.ts',
   './anchor-monty.ts',
   './compute-heavy.ts',
+  './cold-start.ts',
 ];

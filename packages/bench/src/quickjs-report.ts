@@ -15,6 +15,15 @@ export const quickJsTargets = {
 const fixed = (value: number | undefined, digits = 2) =>
   value === undefined || Number.isNaN(value) ? '–' : value >= 100 ? value.toFixed(0) : value.toFixed(digits);
 
+/** The provider's runs/s as multiples of the anchor's, at 1, 2 and 8 callers: `c=1 0.52×, c=2 …`. */
+export const runsRatios = (provider: BenchRow, anchor: BenchRow) =>
+  (['c1', 'c2', 'c8'] as const)
+    .map(
+      (key) =>
+        `c=${key.slice(1)} ${fixed((provider.runsPerSecond?.[key] ?? Number.NaN) / (anchor.runsPerSecond?.[key] ?? Number.NaN))}×`,
+    )
+    .join(', ');
+
 const faster = (speed: number) =>
   speed >= 1 ? `quickjs ${speed.toFixed(2)}× faster` : `worker-thread ${(1 / speed).toFixed(2)}× faster`;
 
@@ -67,7 +76,7 @@ export function quickJsSection(rows: readonly BenchRow[]): string {
       );
       lines.push(
         '',
-        `Against the bare anchor: p50 ${(uncached.p50Ms / anchor.p50Ms).toFixed(2)}× its time (target ≤ ${quickJsTargets.anchorMultiple}×), c=8 ${fixed((uncached.runsPerSecond?.c8 ?? Number.NaN) / (anchor.runsPerSecond?.c8 ?? Number.NaN))}× its runs/s.`,
+        `Against the bare anchor: p50 ${(uncached.p50Ms / anchor.p50Ms).toFixed(2)}× its time (target ≤ ${quickJsTargets.anchorMultiple}×); runs/s ${runsRatios(uncached, anchor)} its runs/s.`,
       );
     } else {
       lines.push('', 'The quickjs-emscripten anchor did not run, so the 1.5× comparison is missing.');

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { foreignText } from '@sluice/code-runtime';
+import { invocationWords } from './cli-invocation.js';
 import { exitInterrupted } from './cli-io.js';
 import { runCli } from './cli-main.js';
 
@@ -35,6 +36,7 @@ try {
       stdout: process.stdout,
       stderr: process.stderr,
       cwd: process.cwd(),
+      invocation: invocationWords(process.argv[1], process.cwd(), process.env),
       // A getter: stdin is opened only when `sluice run -` reads it.
       get stdin() {
         return process.stdin;

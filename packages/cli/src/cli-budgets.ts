@@ -82,7 +82,8 @@ export type TypeScriptRuntimeName = (typeof typescriptRuntimes)[number];
 /**
  * Creates the runtime for `language` with the budgets given on the command line: Python's, or the
  * TypeScript provider `runtime` names (worker-thread when absent). `--runtime` with a Python program
- * is a {@link UsageError}. The provider's factory validates the budgets (it does no I/O); a setting
+ * is a {@link UsageError}. The runtime keeps one worker or child (`poolSize: 1`): a command runs one
+ * program. The provider's factory validates the budgets (it does no I/O); a setting
  * it refuses becomes a {@link UsageError} naming the flag, followed by the provider's own message.
  */
 export function createBudgetedRuntime(
@@ -96,10 +97,12 @@ export function createBudgetedRuntime(
     });
   }
   try {
-    if (language === 'python') return createPythonCodeRuntime(budgets as PythonCodeRuntimeSettings);
+    // A command runs one program: one worker or child is all it needs, and starting more would cost the start-up.
+    if (language === 'python')
+      return createPythonCodeRuntime({ ...(budgets as PythonCodeRuntimeSettings), poolSize: 1 });
     return runtime === 'quickjs'
-      ? createQuickJsCodeRuntime(budgets as QuickJsCodeRuntimeSettings)
-      : createWorkerThreadCodeRuntime(budgets as WorkerThreadCodeRuntimeSettings);
+      ? createQuickJsCodeRuntime({ ...(budgets as QuickJsCodeRuntimeSettings), poolSize: 1 })
+      : createWorkerThreadCodeRuntime({ ...(budgets as WorkerThreadCodeRuntimeSettings), poolSize: 1 });
   } catch (error) {
     if (!InvalidSettingsError.isInstance(error)) throw error;
     const flag = budgetFlags.find((entry) => entry.setting === error.setting)?.flag;

@@ -109,7 +109,7 @@ describe('sluice run --run-store and sluice resume (the built command)', slow, (
       'sluice: paused: payments.pay({"invoice":"inv-7","amount":40}) waits for a person\'s approval: payments need a person.\n',
     );
     const command =
-      /sluice: continue with: sluice resume (pause_[\w-]+) --allow --run-store runs --tools tools\.mjs --policy policy\.json\n/.exec(
+      /sluice: continue with: npx sluice resume (pause_[\w-]+) --allow --run-store runs --tools tools\.mjs --policy policy\.json\n/.exec(
         paused.stderr,
       );
     expect(command, paused.stderr).not.toBeNull();
@@ -154,7 +154,7 @@ describe('sluice run --run-store and sluice resume (the built command)', slow, (
   it('pauses a Python program and resumes it on the python runtime from the printed command', async () => {
     const paused = await sluice('run', 'pay.py', ...stored);
     expect(paused.code, paused.stderr).toBe(3);
-    const command = /sluice: continue with: (sluice resume (pause_[\w-]+) --allow .*)\n/.exec(paused.stderr);
+    const command = /sluice: continue with: npx (sluice resume (pause_[\w-]+) --allow .*)\n/.exec(paused.stderr);
     expect(command?.[1]).toBe(`sluice resume ${command?.[2]} --allow ${stored.join(' ')}`);
     const resumed = await sluice('resume', command![2]!, '--allow', ...stored);
     expect(resumed).toMatchObject({ code: 0, stdout: 'paying inv-9\n"r-inv-9"\n' });
@@ -169,7 +169,9 @@ describe('sluice run --run-store and sluice resume (the built command)', slow, (
       expect(stopped.code).toBe(signal === 'SIGTERM' ? 143 : 130);
       const runId = /durable run (durable_[\w-]+)/.exec(stopped.stderr)?.[1];
       expect(stopped.stderr).toContain(`sluice: stopped before durable run ${runId} ended; it is kept`);
-      expect(stopped.stderr).toContain(`sluice: continue it with: sluice resume --run ${runId} ${stored.join(' ')}\n`);
+      expect(stopped.stderr).toContain(
+        `sluice: continue it with: npx sluice resume --run ${runId} ${stored.join(' ')}\n`,
+      );
       // As after a crash: the call in flight is not run again blind, and the program reads why.
       const resumed = await sluice('resume', '--run', runId!, ...stored);
       expect(resumed).toMatchObject({ code: 0, stdout: 'before\n"interrupted"\n' });

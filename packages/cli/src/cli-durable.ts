@@ -77,8 +77,12 @@ export async function recordedRuntime(
  * What a person reads when `sluice` stops (SIGTERM, Ctrl-C) during a durable run: the run is kept,
  * and the command that continues it.
  */
-export function stoppedLines(runId: string, again: readonly string[]): string {
-  const command = ['sluice', 'resume', '--run', runId, ...again].map(shellWord).join(' ');
+export function stoppedLines(
+  runId: string,
+  again: readonly string[],
+  invocation: readonly string[] = ['sluice'],
+): string {
+  const command = [...invocation, 'resume', '--run', runId, ...again].map(shellWord).join(' ');
   return wellFormedText(
     [
       `sluice: stopped before durable run ${runId} ended; it is kept, and nothing it did is lost.`,
@@ -129,12 +133,17 @@ export async function storedWaitingCall(store: RunStore, runId: string): Promise
 /**
  * What a person needs to decide a paused call, on stderr: the call with its arguments, why it
  * waits, where the run is kept, and the `sluice resume` command that continues it (`again` are the
- * options the run was given, so the resumed run has the same tools, policy and budgets).
+ * options the run was given, so the resumed run has the same tools, policy and budgets; `invocation`
+ * the words that run `sluice`, as `CliIo.invocation` says).
  */
-export function pauseLines(waiting: WaitingCall, again: readonly string[]): string {
+export function pauseLines(
+  waiting: WaitingCall,
+  again: readonly string[],
+  invocation: readonly string[] = ['sluice'],
+): string {
   const input = cutUtf8(JSON.stringify(waiting.input) ?? 'null', shownInputBytes);
   const reason = waiting.reason.replace(/[.\s]+$/, '');
-  const command = ['sluice', 'resume', waiting.token, '--allow', ...again].map(shellWord).join(' ');
+  const command = [...invocation, 'resume', waiting.token, '--allow', ...again].map(shellWord).join(' ');
   return wellFormedText(
     [
       `sluice: paused: ${waiting.call}(${input}) waits for a person's approval: ${reason}.`,

@@ -13,6 +13,11 @@ export interface CliIo {
   readonly cwd: string;
   /** Where `sluice run -` reads its program; `process.stdin` fits. Without it, `-` is refused. */
   readonly stdin?: AsyncIterable<Uint8Array | string>;
+  /**
+   * The words that run `sluice` again from `cwd`, for the commands it prints (`sluice resume …`):
+   * `['npx', 'sluice']`, `['node', 'packages/cli/bin/sluice.js']`. Default `['sluice']`.
+   */
+  readonly invocation?: readonly string[];
 }
 
 /** Exit code: the command did what was asked and the program succeeded. */

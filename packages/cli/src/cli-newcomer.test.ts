@@ -1,7 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FinishedSluice, runSluice, sluiceBin } from './cli-process.test-helper.js';
 
@@ -189,5 +189,61 @@ describe('sluice run on the worker-thread runtime, killed', slow, () => {
     }
     expect(workerFolders()).toEqual([]);
     expect(existsSync(temp)).toBe(true);
+  });
+});
+
+describe('sluice run --run-store, paused, as a newcomer continues it', slow, () => {
+  /** Runs `command` (its words) in `work` from a shell with no `sluice` on its PATH and no npm around it. */
+  function fromPlainShell(command: readonly string[]): Promise<FinishedSluice> {
+    const env: NodeJS.ProcessEnv = { PATH: '/usr/bin:/bin', HOME: process.env.HOME };
+    const [program, ...args] = command;
+    const executable = program === 'node' ? process.execPath : program!;
+    const child = spawn(executable, args, { cwd: work, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const output = { stdout: '', stderr: '' };
+    child.stdout.on('data', (chunk: Buffer) => {
+      output.stdout += chunk.toString('utf8');
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      output.stderr += chunk.toString('utf8');
+    });
+    return new Promise((resolve) => {
+      child.on('error', (error) => resolve({ code: null, stdout: '', stderr: String(error) }));
+      child.on('close', (code) => resolve({ code, ...output }));
+    });
+  }
+
+  it('prints a resume command that runs as pasted, started the way the first command was', async () => {
+    file(
+      'ask-policy.json',
+      JSON.stringify({
+        default: 'allow',
+        rules: [{ tool: 'issues.close', effect: 'ask', description: 'a person decides' }],
+      }),
+    );
+    file('closes.ts', "await issues.close({ id: 'A-1' });\nreturn 'done';");
+    const bin = relative(work, sluiceBin);
+    const paused = await fromPlainShell(
+      // A wall clock for a loaded machine: the embedded store starts inside the run.
+      [
+        'node',
+        bin,
+        'run',
+        'closes.ts',
+        '--tools',
+        'tools.ts',
+        '--policy',
+        'ask-policy.json',
+        '--run-store',
+        'runs',
+      ].concat(['--wall-time-ms', '120000']),
+    );
+    expect(paused.code, paused.stderr).toBe(3);
+    const line = paused.stderr.split('\n').find((text) => text.startsWith('sluice: continue with: '));
+    expect(line).toBeDefined();
+    const command = line!.slice('sluice: continue with: '.length).split(' ');
+    expect(command.slice(0, 3)).toEqual(['node', bin, 'resume']);
+    const resumed = await fromPlainShell(command);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stdout).toBe('"done"\n');
   });
 });

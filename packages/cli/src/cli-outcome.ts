@@ -64,12 +64,14 @@ export class OutcomePrinter {
         `${JSON.stringify(durable === undefined ? rounded : { ...durable, result: rounded }, null, 2)}\n`,
       );
     } else if (durable?.status === 'paused') {
-      io.stderr.write(pauseLines(waitingCall(outcome)!, again));
+      io.stderr.write(pauseLines(waitingCall(outcome)!, again, io.invocation));
     } else if (durable?.status === 'diverged') {
       io.stderr.write(`sluice: the run was stopped: ${durable.message}\n`);
     } else if (durable?.status === 'stopped') {
       io.stderr.write(
-        durable.reason === 'host-stopped' ? stoppedLines(durable.runId, again) : `sluice: ${durable.message}\n`,
+        durable.reason === 'host-stopped'
+          ? stoppedLines(durable.runId, again, io.invocation)
+          : `sluice: ${durable.message}\n`,
       );
       return overruled ? exitDecisionNotApplied : exitProgramFailure;
     } else if (result.ok) {

@@ -15,13 +15,20 @@ export interface FinishedSluice {
 /**
  * Runs the built `sluice` with `args` in `cwd`, stdin closed, and resolves when it has exited.
  * `signal`: sent once, as soon as the process has written `when` to stderr (a stage marker).
+ * It runs as `npx sluice` starts it (`npm_command=exec`), so the commands it prints start `npx sluice`
+ * however the tests were started; `env` is added to this process's environment after that.
  */
 export function runSluice(
   args: readonly string[],
   cwd: string,
   signal?: { readonly when: string; readonly signal: NodeJS.Signals },
+  env?: NodeJS.ProcessEnv,
 ): Promise<FinishedSluice> {
-  const child = spawn(process.execPath, [sluiceBin, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [sluiceBin, ...args], {
+    cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, npm_command: 'exec', ...env },
+  });
   const output = { stdout: '', stderr: '' };
   let signalled = false;
   child.stdout.on('data', (chunk: Buffer) => {

@@ -35,6 +35,8 @@ export async function resumeCommand(options: ResumeCommandOptions, io: CliIo, si
     const language = recorded?.language ?? 'typescript';
     const runtimeName = language === 'python' ? undefined : (recorded?.runtime ?? options.runtime ?? 'quickjs');
     const runtime = createBudgetedRuntime(language, options.budgets, runtimeName);
+    // Started now, while the tools are loaded and the journal read, so the replay finds it ready.
+    void runtime.ready?.();
     held = new HeldRun(runtime, io, options.verbosity);
     held.holdStore(store);
     requireDeterminism(runtime);
@@ -47,7 +49,7 @@ export async function resumeCommand(options: ResumeCommandOptions, io: CliIo, si
       // A run that waits for a person is answered with its token, which the person may have lost.
       const waiting = await withRunStore(options.runStore, () => storedWaitingCall(store, run));
       if (waiting !== undefined) {
-        io.stderr.write(pauseLines(waiting, again));
+        io.stderr.write(pauseLines(waiting, again, io.invocation));
         return exitPaused;
       }
     }

@@ -63,6 +63,7 @@ describe('the README', () => {
     const tokens = new Map<string, string>();
     for (const step of steps) {
       const args = step.args.map((arg) => tokens.get(arg) ?? arg.replace('.sluice/runs', join(temp, 'runs')));
+      // As `npx sluice` starts it (runSluice says so), so the resume commands it prints start with npx too.
       const { code, stdout, stderr } = await runSluice(args, examples);
       // A terminal interleaves the two streams; `sluice` writes its own lines, prefixed, to stderr.
       const printed = [...stdout.split('\n'), ...stderr.split('\n')].filter((line) => line !== '');
@@ -85,3 +86,22 @@ describe('the README', () => {
     }
   });
 });
+
+describe('the README, against the demo', () => {
+  it('shows the denied call as `npm run demo` prints it, up to the timings', { timeout: 300_000 }, async () => {
+    const start = readme.indexOf('## What the model sees');
+    const open = readme.indexOf('```text\n', start) + '```text\n'.length;
+    const shown = readme.slice(open, readme.indexOf('\n```', open)).split('\n');
+    const { code, stdout } = await runSluice(['demo'], packageDir);
+    expect(code).toBe(0);
+    const printed = stdout.split('\n').map(measured);
+    const first = printed.indexOf(measured(shown[0]!));
+    expect(first, stdout).toBeGreaterThan(-1);
+    expect(printed.slice(first, first + shown.length)).toEqual(shown.map(measured));
+  });
+});
+
+/** A line with its measurements (milliseconds, MiB) replaced: they differ from run to run. */
+function measured(line: string): string {
+  return line.replaceAll(/\d+(\.\d+)? (ms|MiB)/g, 'n $2');
+}

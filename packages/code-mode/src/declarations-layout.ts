@@ -1,5 +1,5 @@
 import type { CatalogEntry, DeclaredCatalog } from './declarations-catalog.js';
-import { countTokens as estimateTokens } from './declarations-tokens.js';
+import { countTokens as estimateTokens, surelyFits } from './declarations-tokens.js';
 import { compare } from './declarations-typescript.js';
 
 /** What {@link layoutDeclarations} fills the budget with. */
@@ -52,6 +52,8 @@ export function layoutDeclarations(catalog: DeclaredCatalog, options: LayoutOpti
   const cheapEnough = offered.length <= 2_000;
   if (cheapEnough) {
     const text = render(catalog, everything, deferred, offered.length);
+    // Counted only when read: a small catalogue fits without loading the tokenizer at all.
+    if (surelyFits(text, options.budget)) return result(text, () => estimateTokens(text), everything, deferred);
     const tokens = estimateTokens(text);
     if (tokens <= options.budget) return result(text, tokens, everything, deferred);
   }
@@ -123,7 +125,7 @@ export function layoutDeclarations(catalog: DeclaredCatalog, options: LayoutOpti
 
 function result(
   text: string,
-  tokens: number,
+  tokens: number | (() => number),
   levels: ReadonlyMap<CatalogEntry, Level>,
   deferred: readonly CatalogEntry[],
 ): Layout {
@@ -133,9 +135,13 @@ function result(
       .map(([entry]) => entry.path)
       .sort(compare);
   const inlined = paths('full');
+  let tokenCount = typeof tokens === 'number' ? tokens : undefined;
   return {
     text,
-    tokens,
+    get tokens() {
+      tokenCount ??= (tokens as () => number)();
+      return tokenCount;
+    },
     mode: inlined.length === levels.size ? 'full' : 'partial',
     inlined,
     summarized: paths('summary'),

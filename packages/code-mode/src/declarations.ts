@@ -95,7 +95,10 @@ export function generateDeclarations(tools: readonly DeclaredTool[], options: De
     language,
     mode: layout.mode,
     text: wellFormedText(layout.text),
-    estimatedTokens: layout.tokens,
+    // Read from the layout when asked: counting loads the tokenizer, which building a tool does not need.
+    get estimatedTokens() {
+      return layout.tokens;
+    },
     paths: catalog.entries.map((entry) => entry.path),
     inlined: layout.inlined,
     summarized: layout.summarized,

@@ -106,7 +106,9 @@ function start(): Worker {
   const worker = new Worker(compileThreadScript, {
     // Not the host's flags: `--input-type` (a host started with `node --input-type=module -e`) makes
     // a worker started from a file fail, and no flag the host was given is one the thread needs.
-    execArgv: [],
+    // Its own: `vm.SourceTextModule`, with which the fast path finds a top-level `return` (a parse,
+    // never run), and no notice of it on the host's stderr. Both hold for this thread alone.
+    execArgv: ['--experimental-vm-modules', '--disable-warning=ExperimentalWarning'],
     resourceLimits: { maxOldGenerationSizeMb: heapLimitMb },
     stdout: false,
     stderr: false,

@@ -45,7 +45,8 @@ export class ProgramCompiler {
    * once it has (the thread is shared by every runtime of the process). Never rejects.
    */
   warm(): Promise<void> {
-    compileThreadWarm ??= compileInThread('').then(() => undefined);
+    // Plain JavaScript: it starts the thread without loading the parser, which a program may not need.
+    compileThreadWarm ??= compileInThread('return 0').then(() => undefined);
     return compileThreadWarm;
   }
 

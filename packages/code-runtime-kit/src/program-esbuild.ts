@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { build, type Message, stop, transform } from 'esbuild';
+import type { Message } from 'esbuild';
 
 /** What esbuild made of a wrapped program. */
 export type Stripped =
@@ -34,6 +34,8 @@ export function useEsbuildWork(next: EsbuildWork): void {
 
 /** {@link EsbuildWork.strip} in this thread, through its own esbuild service. */
 export async function stripHere(text: string, retry = true): Promise<Stripped> {
+  // Loaded when first needed: a host that runs only plain JavaScript never loads it.
+  const { stop, transform } = await import('esbuild');
   try {
     const output = await transform(text, {
       loader: 'ts',
@@ -57,6 +59,7 @@ export async function stripHere(text: string, retry = true): Promise<Stripped> {
 
 /** {@link EsbuildWork.bundleBlanker} in this thread, through its own esbuild service. */
 export async function bundleBlankerHere(): Promise<string> {
+  const { build } = await import('esbuild');
   const entry = createRequire(import.meta.url).resolve('ts-blank-space');
   const output = await build({
     entryPoints: [entry],

@@ -4,6 +4,7 @@ import { blankProgram, loadBlanker } from './program-blank.js';
 import type { CompileResult } from './program-compile.js';
 import { modelColumn } from './program-edits.js';
 import { esbuildWork, type Stripped } from './program-esbuild.js';
+import { prepareJavaScript } from './program-fast-path.js';
 import { type Normalised, type NormalisedSource, normaliseSource } from './program-normalise.js';
 import type { Unclosed } from './program-unclosed.js';
 import { wrapProgram } from './program-wrapper.js';
@@ -21,7 +22,8 @@ function loadTypeScript(): typeof TypeScriptModule {
 }
 
 /**
- * Prepares one program: normalises its shape (`normaliseProgram`: a fence, a function to call,
+ * Prepares one program. Plain JavaScript already in shape is taken as it is (`prepareJavaScript`),
+ * with the same result. Anything else: normalises its shape (`normaliseProgram`: a fence, a function to call,
  * `export default`, the last expression as the value; imports refused) with the TypeScript parser,
  * then strips TypeScript: in place with ts-blank-space on the tree the parser built, so positions
  * need no source map, or with esbuild (and its source map) for what blanking cannot do
@@ -31,6 +33,12 @@ function loadTypeScript(): typeof TypeScriptModule {
  * host's main thread.
  */
 export async function prepareProgram(source: string): Promise<CompileResult> {
+  // Plain JavaScript already in shape needs neither the parser nor esbuild, nor their load.
+  return prepareJavaScript(source) ?? prepareWithParser(source);
+}
+
+/** @internal {@link prepareProgram} without the fast path: the parser's way for every program. Exported for tests. */
+export async function prepareWithParser(source: string): Promise<CompileResult> {
   // On the first compile this starts bundling ts-blank-space in esbuild's process while the parser
   // loads here; later compiles find it ready.
   const blanker = loadBlanker(loadTypeScript);

@@ -268,7 +268,8 @@ export class PythonChildPool {
    * unhandled rejection. A fork that throws stops it; the next run forks on demand and reports the problem.
    */
   #topUp(state: ZygoteState): void {
-    const target = this.options.spareChildren ?? 2;
+    // No more spares than programs may run at once: a runtime of one run at a time needs one.
+    const target = Math.min(this.options.spareChildren ?? 2, this.config.poolSize);
     while (!this.#closed && this.#spares.length < target && !state.zygote.dead) {
       let spare: PythonChild;
       try {

@@ -1,8 +1,9 @@
+import { createRequire } from 'node:module';
 import type { JsonValue } from '@sluice/code-runtime';
-import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
-import { Ajv2019 } from 'ajv/dist/2019.js';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
+import type { Ajv, ErrorObject, Options, ValidateFunction } from 'ajv';
+import type { Ajv2019 } from 'ajv/dist/2019.js';
+import type { Ajv2020 } from 'ajv/dist/2020.js';
+import type addFormats from 'ajv-formats';
 import type { JsonSchema } from './tool.js';
 
 /** Checks a value against a compiled schema: the problems, each naming its JSON path, or `undefined` when valid. */
@@ -61,16 +62,22 @@ export function compileSchema(schema: JsonSchema): SchemaCheck {
   return (value) => (compiled(value) ? undefined : describeErrors(compiled.errors ?? []));
 }
 
+/**
+ * Ajv for one dialect, loaded when a schema of it is first compiled: loading Ajv takes a good part
+ * of a second, which deriving bindings for tools without schemas, or no tools, should not pay.
+ * Through `require` (Ajv is CommonJS), so compiling stays synchronous.
+ */
 function validatorFor(draft: Draft): Ajv | Ajv2019 | Ajv2020 {
   let validator = validators.get(draft);
   if (validator === undefined) {
+    const load = createRequire(import.meta.url);
     validator =
       draft === '2020-12'
-        ? new Ajv2020(ajvOptions)
+        ? new (load('ajv/dist/2020.js') as { Ajv2020: typeof Ajv2020 }).Ajv2020(ajvOptions)
         : draft === '2019-09'
-          ? new Ajv2019(ajvOptions)
-          : new Ajv(ajvOptions);
-    addFormats.default(validator);
+          ? new (load('ajv/dist/2019.js') as { Ajv2019: typeof Ajv2019 }).Ajv2019(ajvOptions)
+          : new (load('ajv') as { Ajv: typeof Ajv }).Ajv(ajvOptions);
+    (load('ajv-formats') as typeof addFormats).default(validator);
     validators.set(draft, validator);
   }
   return validator;

@@ -1,6 +1,7 @@
 import * as vm from 'node:vm';
 import type { CompileResult } from './program-compile.js';
 import { findFence } from './program-fence.js';
+import { maxNesting } from './program-nesting.js';
 import { programArrow, wrapProgram } from './program-wrapper.js';
 
 /**
@@ -15,6 +16,25 @@ const needsParser =
 /** A conditional `?` (not `?.` or `??`): beside an arrow, TypeScript may read `(a): b => c` as an arrow with a return type. */
 const conditional = /\?(?![.?])/;
 
+/** Everything that can open a nesting level: brackets, braces, template substitutions and arrows. */
+const opener = /[([{]|=>/g;
+
+/**
+ * Whether `source` opens fewer levels in all than a program may nest: then it cannot nest past
+ * `maxNesting` however they are placed, and needs no tree to tell. Counting every opener, not the
+ * depth, needs no tokenizer (a bracket in a string only counts once more), so a deep program cannot
+ * pass; a long one goes the parser's way, where the nesting rule is applied on the tree.
+ */
+function opensFewLevels(source: string): boolean {
+  let opened = 0;
+  opener.lastIndex = 0;
+  while (opener.exec(source) !== null) {
+    opened += 1;
+    if (opened > maxNesting) return false;
+  }
+  return true;
+}
+
 type ModuleConstructor = new (source: string) => unknown;
 
 /**
@@ -23,7 +43,8 @@ type ModuleConstructor = new (source: string) => unknown;
  * in the async wrapper; no source map). `undefined` sends it the parser's way. Taken only when V8
  * compiles it as the body of an async function, it has a `return` outside any function (so
  * normalisation changes nothing: no last expression to return, no function to call), no fence,
- * and nothing {@link needsParser} or a conditional beside an arrow. The top-level `return` is found
+ * nothing {@link needsParser} or a conditional beside an arrow, and fewer openers in all than the
+ * nesting limit (so the limit holds here too). The top-level `return` is found
  * by V8 parsing the text as a module, where `await` is allowed and `return` is not; that needs
  * `vm.SourceTextModule` (`--experimental-vm-modules`, which the compile thread is started with).
  * Compiled, never run.
@@ -32,7 +53,7 @@ export function prepareJavaScript(source: string): CompileResult | undefined {
   const SourceTextModule = (vm as { SourceTextModule?: ModuleConstructor }).SourceTextModule;
   if (SourceTextModule === undefined) return undefined;
   if (needsParser.test(source) || (source.includes('=>') && conditional.test(source))) return undefined;
-  if (findFence(source).kind !== 'none') return undefined;
+  if (findFence(source).kind !== 'none' || !opensFewLevels(source)) return undefined;
   try {
     new vm.Script(programArrow(source, ''));
   } catch {

@@ -50,6 +50,21 @@ const compilerOptions: ts.CompilerOptions = {
   resolveJsonModule: true,
 };
 
+// Declaration files (the lib, @types/node, dependencies' types) parsed once per process and shared
+// by every program made here, as a language service shares them: parsing them is most of a small check.
+const declarations = new Map<string, ts.SourceFile | undefined>();
+
+function compilerHost(): ts.CompilerHost {
+  const host = ts.createCompilerHost(compilerOptions);
+  const read = host.getSourceFile.bind(host);
+  host.getSourceFile = (fileName, languageVersion, onError, shouldCreate) => {
+    if (!fileName.endsWith('.d.ts')) return read(fileName, languageVersion, onError, shouldCreate);
+    if (!declarations.has(fileName)) declarations.set(fileName, read(fileName, languageVersion, onError, shouldCreate));
+    return declarations.get(fileName);
+  };
+  return host;
+}
+
 /** The non-test TypeScript sources below `directory` (tests, fixtures and the CLI's demo programs are left out). */
 export function sourceFiles(directory: string): string[] {
   if (!existsSync(directory)) return [];
@@ -71,7 +86,7 @@ export function sourceFiles(directory: string): string[] {
 
 /** Every dropped promise without a rejection path in `files`, typed as one program. */
 export function findUnownedPromises(files: readonly string[], root = process.cwd()): PromiseFinding[] {
-  const program = ts.createProgram({ rootNames: [...files], options: compilerOptions });
+  const program = ts.createProgram({ rootNames: [...files], options: compilerOptions, host: compilerHost() });
   const checker = program.getTypeChecker();
   const findings: PromiseFinding[] = [];
   for (const file of files) {

@@ -71,7 +71,9 @@ return reads;`,
     expect(quiet.logs.map((line) => line.text)).toEqual([
       "{ secret: [Getter] } [ { secret: [Getter] } ] Map(1) { 'k' => { secret: [Getter] } }",
     ]);
-    const endless = createQuickJsCodeRuntime({ poolSize: 1, wallTimeMs: 300 });
+    // The deadline must also hold the next run's print, which may compile the inspector first: work
+    // that takes several hundred ms on a loaded machine, so 300 ms ended it as a timeout too.
+    const endless = createQuickJsCodeRuntime({ poolSize: 1, wallTimeMs: 2_000 });
     try {
       const stuck = await endless.run({
         program: `console.log('before');

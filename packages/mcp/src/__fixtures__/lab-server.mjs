@@ -1,14 +1,16 @@
 // An upstream MCP server for the end-to-end tests: a few tools with schemas, over stdio.
 // LAB_MODE=exit-at-start exits before answering anything; LAB_MODE=hang-at-start never answers.
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 const mode = process.env.LAB_MODE ?? 'normal';
 if (mode === 'exit-at-start') {
   process.stderr.write('lab: cannot open the lab database\n');
   process.exit(1);
 }
+// Imported after the exit above: loading the SDK takes seconds on a loaded machine, and a server
+// that fails to start must exit well inside a test's short start timeout, as a broken one does.
+const { Server } = await import('@modelcontextprotocol/sdk/server/index.js');
+const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
+const { CallToolRequestSchema, ListToolsRequestSchema } = await import('@modelcontextprotocol/sdk/types.js');
 if (mode === 'hang-at-start') {
   process.stderr.write('lab: warming up forever\n');
   setInterval(() => {}, 60_000);

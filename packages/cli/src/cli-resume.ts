@@ -36,7 +36,7 @@ export async function resumeCommand(options: ResumeCommandOptions, io: CliIo, si
     const runtimeName = language === 'python' ? undefined : (recorded?.runtime ?? options.runtime ?? 'quickjs');
     const runtime = createBudgetedRuntime(language, options.budgets, runtimeName);
     // Started now, while the tools are loaded and the journal read, so the replay finds it ready.
-    void runtime.ready?.();
+    runtime.ready?.().catch(() => {});
     held = new HeldRun(runtime, io, options.verbosity);
     held.holdStore(store);
     requireDeterminism(runtime);

@@ -46,7 +46,7 @@ export async function runCommand(options: RunCommandOptions, io: CliIo, signal?:
   // Budgets are checked (by the provider) before anything is read or loaded.
   const runtime = createBudgetedRuntime(language, options.budgets, options.runtime);
   // Started now, while the program and tools are read, so the run finds its substrate ready.
-  void runtime.ready?.();
+  runtime.ready?.().catch(() => {});
   const held = new HeldRun(runtime, io, options.verbosity);
   try {
     if (options.runStore !== undefined) requireDeterminism(runtime);

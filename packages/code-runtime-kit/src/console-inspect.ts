@@ -346,18 +346,34 @@ export function makeInspector(
   }
 
   // Keeps the message and the program's own frames; the host maps `program.js:L:C` to the source.
+  // It searches the whole text rather than walking it line by line: QuickJS interprets this code,
+  // and a walk took seconds of the run's budgets for a stack of a million lines printed as one.
   function programFrames(stack: string): string {
-    let kept = '';
+    // The frames start at the first line that starts with `    at ` (past the end when none does).
+    let frames = stack.length + 1;
+    if (apply(indexOf, stack, ['    at ']) === 0) frames = 0;
+    else {
+      const newline = apply(indexOf, stack, ['\n    at ']);
+      if (newline !== -1) frames = newline + 1;
+    }
+    // The lines before them as they are, less the empty lines they start with.
     let start = 0;
-    let inFrames = false;
-    while (start <= stack.length) {
-      let end = apply(indexOf, stack, ['\n', start]);
-      if (end === -1) end = stack.length;
-      const line = apply(stringSlice, stack, [start, end]);
-      start = end + 1;
-      if (!inFrames && apply(indexOf, line, ['    at ']) === 0) inFrames = true;
-      if (inFrames && apply(indexOf, line, ['program.js:']) === -1) continue;
+    while (start < frames - 1 && apply(charCodeAt, stack, [start]) === 10) start += 1;
+    let kept = frames === 0 ? '' : apply(stringSlice, stack, [start, frames - 1]);
+    // Of the frames, the lines that name program.js.
+    let lineStart = frames;
+    let hit = frames > stack.length ? -1 : apply(indexOf, stack, ['program.js:', frames]);
+    while (hit !== -1) {
+      let newline = apply(indexOf, stack, ['\n', lineStart]);
+      while (newline !== -1 && newline < hit) {
+        lineStart = newline + 1;
+        newline = apply(indexOf, stack, ['\n', lineStart]);
+      }
+      const end = newline === -1 ? stack.length : newline;
+      const line = apply(stringSlice, stack, [lineStart, end]);
       kept += kept === '' ? line : `\n${line}`;
+      lineStart = end + 1;
+      hit = lineStart > stack.length ? -1 : apply(indexOf, stack, ['program.js:', lineStart]);
     }
     return kept;
   }

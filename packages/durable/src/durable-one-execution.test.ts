@@ -113,11 +113,13 @@ describe('one execution per run', () => {
       host.tool('refund', { replay: 'safe' }, wait),
       host.tool('email'),
     ];
-    // Host A's renewals hang, as in a process that is stopped: its lease lapses while a tool runs.
+    // Host A's renewals hang, as in a process that is stopped: its lease lapses while a tool runs. A
+    // short lease, so B need not wait long; not shorter, or a loaded machine could make A lose it before
+    // it reaches the tool.
     const faulty = faultyRunStore(env.store);
     faulty.failOn('renewRun', 1, 'stall');
     const hostA = createDurableRuns(
-      hostOptions(hostTools(a, true), { policy, owner: 'host-a', leaseMs: 300, store: faulty.store }),
+      hostOptions(hostTools(a, true), { policy, owner: 'host-a', leaseMs: 1000, store: faulty.store }),
     );
     const runId = `stalled_${Date.now()}`;
     const running = hostA.start({ program: refundProgram, runId });

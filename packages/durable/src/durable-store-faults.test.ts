@@ -201,9 +201,10 @@ describe('durable runs on a run store that fails mid-run', { timeout: 30_000 }, 
     async (fault) => {
       const faulty = faultyRunStore(env.store);
       faulty.failOn('renewRun', 1, fault);
-      // The call lasts until the renewal has failed.
+      // The call lasts until the renewal (a third of the lease in) has failed. The lease is long enough
+      // that a loaded machine still reaches the call before it lapses by the host's own clock.
       const { tools } = steppingTools(faulty.struck);
-      const { first } = hosts(faulty, tools, { leaseMs: 150 });
+      const { first } = hosts(faulty, tools, { leaseMs: 2000 });
       expect(okValue(await first.start({ program: 'return await tools.wait({});' }))).toBe('waited');
     },
   );

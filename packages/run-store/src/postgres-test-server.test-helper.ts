@@ -71,16 +71,7 @@ export async function startTestPostgres(): Promise<TestPostgres> {
     const connectionString = (database = 'postgres') => `postgres://postgres:${password}@127.0.0.1:${port}/${database}`;
     return {
       connectionString,
-      async createDatabase(name) {
-        const client = new pg.Client({ connectionString: connectionString() });
-        await client.connect();
-        try {
-          await client.query(`CREATE DATABASE ${client.escapeIdentifier(name)}`);
-        } finally {
-          await client.end();
-        }
-        return connectionString(name);
-      },
+      createDatabase: (name) => createTestDatabase(connectionString(), name),
       timings: { initdbMs: startStarted - initStarted, startMs },
       stop,
     };
@@ -88,6 +79,23 @@ export async function startTestPostgres(): Promise<TestPostgres> {
     await stop().catch(() => undefined);
     throw new Error(`The test PostgreSQL server did not start:\n${log.join('').slice(-4000)}`, { cause: error });
   }
+}
+
+/**
+ * Creates an empty database `name` on the server `serverUrl` points at (any database of it) and
+ * resolves its connection string: what a test file does on a server its project shares.
+ */
+export async function createTestDatabase(serverUrl: string, name: string): Promise<string> {
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE ${client.escapeIdentifier(name)}`);
+  } finally {
+    await client.end();
+  }
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
 }
 
 function freePort(): Promise<number> {

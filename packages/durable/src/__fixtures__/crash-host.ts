@@ -31,7 +31,9 @@ const runs = createDurableRuns({
   store,
   tools: [tool('read', 'safe'), tool('send')],
   policy: { default: 'allow', rules: [] },
-  leaseMs: 300,
+  // Short, so the second host need not wait long for it to lapse; not shorter, or on a loaded machine
+  // this host loses it by its own clock (a slow renewal) and stops before the crash.
+  leaseMs: 2000,
 });
 await runs.start({ runId, program: crashProgram });
 process.stdout.write('the run finished: the crash did not happen\n');

@@ -1,4 +1,4 @@
-// A host process for the fault tests (durable-faults.test.ts). It opens the run store named on the
+// A host process for the fault tests (durable-faults-*.test.ts). It opens the run store named on the
 // command line, then starts, resumes or decides one durable run, printing stage markers to stdout
 // (`stage ready`, `stage intent-written 3`, ...) and appending every real tool execution to the
 // ledger file. `stop=<point>:<seq>` makes it stop there (see FaultPoint) until the test signals it.

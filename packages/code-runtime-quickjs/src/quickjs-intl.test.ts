@@ -36,17 +36,20 @@ const cases: Record<string, string> = {
     "[Intl.getCanonicalLocales(['EN-us', 'de-de']), new Intl.Locale('en-Latn-US').language, Object.prototype.toString.call(Intl)]",
 };
 
+/** A test that the expression's value is the same on QuickJS as on the worker-thread provider. */
+function itFormatsAlike(name: string, expression: string): void {
+  it(name, async () => {
+    const program = `return ${expression};`;
+    const [fromQuickJs, fromWorker] = await Promise.all([quickjs.run({ program }), worker.run({ program })]);
+    expect(fromWorker.ok, JSON.stringify(fromWorker)).toBe(true);
+    expect(fromQuickJs.ok ? fromQuickJs.value : fromQuickJs.failure).toEqual(
+      fromWorker.ok ? fromWorker.value : undefined,
+    );
+  }, 60_000);
+}
+
 describe('Intl on QuickJS, as the worker-thread provider formats', () => {
-  for (const [name, expression] of Object.entries(cases)) {
-    it(name, async () => {
-      const program = `return ${expression};`;
-      const [fromQuickJs, fromWorker] = await Promise.all([quickjs.run({ program }), worker.run({ program })]);
-      expect(fromWorker.ok, JSON.stringify(fromWorker)).toBe(true);
-      expect(fromQuickJs.ok ? fromQuickJs.value : fromQuickJs.failure).toEqual(
-        fromWorker.ok ? fromWorker.value : undefined,
-      );
-    }, 60_000);
-  }
+  for (const [name, expression] of Object.entries(cases)) itFormatsAlike(name, expression);
 
   it('leaves a run that does not format without Intl loaded', async () => {
     const result = await quickjs.run({
@@ -73,16 +76,7 @@ const collation: Record<string, string> = {
 };
 
 describe('localeCompare and Intl.Collator on QuickJS, as the worker-thread provider sorts', () => {
-  for (const [name, expression] of Object.entries(collation)) {
-    it(name, async () => {
-      const program = `return ${expression};`;
-      const [fromQuickJs, fromWorker] = await Promise.all([quickjs.run({ program }), worker.run({ program })]);
-      expect(fromWorker.ok, JSON.stringify(fromWorker)).toBe(true);
-      expect(fromQuickJs.ok ? fromQuickJs.value : fromQuickJs.failure).toEqual(
-        fromWorker.ok ? fromWorker.value : undefined,
-      );
-    }, 60_000);
-  }
+  for (const [name, expression] of Object.entries(collation)) itFormatsAlike(name, expression);
 
   it('compares without loading the rest of Intl', async () => {
     const result = await quickjs.run({

@@ -51,7 +51,8 @@ describe('serverModule', () => {
   });
 });
 
-describe('imports of ./servers/<name>', () => {
+// The first program loads the TypeScript parser: seconds on a loaded machine.
+describe('imports of ./servers/<name>', { timeout: 30_000 }, () => {
   it('binds a namespace import to the server namespace, as in the article', async () => {
     const source = `import * as gdrive from './servers/google-drive';
 import * as salesforce from './servers/salesforce';

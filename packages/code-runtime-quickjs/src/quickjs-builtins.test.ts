@@ -11,6 +11,7 @@ describe('QuickJS built-ins', () => {
     it(testCase.name, async () => {
       const result = await runtime.run({ program: `${builtinCaseHelpers}${testCase.program}` });
       expect(result.ok ? { value: result.value } : result.failure, testCase.program).toEqual({ value: testCase.value });
-    });
+      // The first run of the file starts the runtime and the TypeScript parser: seconds on a loaded machine.
+    }, 30_000);
   }
 });

@@ -48,7 +48,7 @@ function itFormatsAlike(name: string, expression: string): void {
   }, 60_000);
 }
 
-describe('Intl on QuickJS, as the worker-thread provider formats', () => {
+describe('Intl on QuickJS, as the worker-thread provider formats', { timeout: 60_000 }, () => {
   for (const [name, expression] of Object.entries(cases)) itFormatsAlike(name, expression);
 
   it('leaves a run that does not format without Intl loaded', async () => {
@@ -75,7 +75,7 @@ const collation: Record<string, string> = {
   'Intl.Collator sensitivities and numeric sorting': `[['base', 'accent', 'case', 'variant'].map((sensitivity) => [['a', 'á'], ['a', 'A'], ['a', 'b'], ['résumé', 'RESUME']].map(([x, y]) => new Intl.Collator('en', { sensitivity }).compare(x, y))), ['item10', 'item2', 'Item1', 'item 3'].sort(new Intl.Collator('en', { numeric: true }).compare), ['b-c', 'a.b', 'ab'].sort(new Intl.Collator('en', { ignorePunctuation: true }).compare)]`,
 };
 
-describe('localeCompare and Intl.Collator on QuickJS, as the worker-thread provider sorts', () => {
+describe('localeCompare and Intl.Collator on QuickJS, as the worker-thread provider sorts', { timeout: 60_000 }, () => {
   for (const [name, expression] of Object.entries(collation)) itFormatsAlike(name, expression);
 
   it('compares without loading the rest of Intl', async () => {

@@ -26,7 +26,8 @@ const bindings: Bindings = {
 };
 
 for (const [provider, runtime] of Object.entries(runtimes)) {
-  describe(`codemode on ${provider}`, () => {
+  // The first run on each provider starts it and the TypeScript parser: seconds on a loaded machine.
+  describe(`codemode on ${provider}`, { timeout: 30_000 }, () => {
     it('calls a tool by its own name, and records the call under its namespace', async () => {
       const result = await runtime.run({
         program: `async () => {
@@ -109,7 +110,7 @@ for (const [provider, runtime] of Object.entries(runtimes)) {
 }
 
 for (const [provider, runtime] of Object.entries(runtimes)) {
-  describe(`./servers imports on ${provider}`, () => {
+  describe(`./servers imports on ${provider}`, { timeout: 30_000 }, () => {
     const servers: Bindings = {
       google_drive: { getDocument: named('a transcript') },
       salesforce: { updateRecord: echo },

@@ -2,8 +2,8 @@
 // and npm dependencies stay external), and the TypeScript compiler writes the declarations.
 // Run from a package folder: `tsx ../../scripts/build-package.ts`.
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
-import { join, relative } from 'node:path';
-import { build } from 'esbuild';
+import { dirname, join, relative, resolve } from 'node:path';
+import { build, type Plugin } from 'esbuild';
 import ts from 'typescript';
 
 interface PackageJson {
@@ -29,9 +29,48 @@ await build({
   target: 'node20',
   sourcemap: true,
   logLevel: 'warning',
+  plugins: [guestBundles()],
 });
 
 emitDeclarations();
+
+/**
+ * `import source from 'guest-bundle:./file.ts'`: the file bundled on its own with its npm
+ * dependencies into one script without imports (an IIFE, ES2020, minified with names kept), and
+ * imported as that script's text, for a provider to evaluate inside its guest engine.
+ */
+function guestBundles(): Plugin {
+  const prefix = 'guest-bundle:';
+  return {
+    name: 'guest-bundle',
+    setup(builder) {
+      builder.onResolve({ filter: /^guest-bundle:/ }, (args) => ({
+        path: resolve(args.resolveDir, args.path.slice(prefix.length)),
+        namespace: 'guest-bundle',
+      }));
+      builder.onLoad({ filter: /.*/, namespace: 'guest-bundle' }, async (args) => {
+        const bundled = await build({
+          entryPoints: [args.path],
+          absWorkingDir: dirname(args.path),
+          bundle: true,
+          write: false,
+          format: 'iife',
+          platform: 'neutral',
+          mainFields: ['main'],
+          target: 'es2020',
+          minify: true,
+          keepNames: true,
+          legalComments: 'none',
+          metafile: true,
+          logLevel: 'warning',
+        });
+        const text = bundled.outputFiles[0]?.text ?? '';
+        const inputs = Object.keys(bundled.metafile.inputs).map((input) => resolve(dirname(args.path), input));
+        return { contents: `export default ${JSON.stringify(text)};`, loader: 'js', watchFiles: inputs };
+      });
+    },
+  };
+}
 
 function emitDeclarations(): void {
   const configPath = join(packageDir, 'tsconfig.json');

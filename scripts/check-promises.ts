@@ -9,7 +9,7 @@
 // Biome's nursery `noFloatingPromises` accepts `void promise`, the very pattern that hid the bug.
 // `tsx scripts/check-promises.ts [root] [package...]` prints one line per finding and exits 1 when there are any.
 import { existsSync, readdirSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
 
@@ -86,7 +86,17 @@ export function sourceFiles(directory: string): string[] {
 
 /** Every dropped promise without a rejection path in `files`, typed as one program. */
 export function findUnownedPromises(files: readonly string[], root = process.cwd()): PromiseFinding[] {
-  const program = ts.createProgram({ rootNames: [...files], options: compilerOptions, host: compilerHost() });
+  // A package's own ambient declarations (`declare module 'guest-bundle:*'`) sit beside its sources.
+  const ambient = [...new Set(files.map((file) => dirname(file)))].flatMap((directory) =>
+    readdirSync(directory)
+      .filter((name) => name.endsWith('.d.ts'))
+      .map((name) => join(directory, name)),
+  );
+  const program = ts.createProgram({
+    rootNames: [...files, ...ambient],
+    options: compilerOptions,
+    host: compilerHost(),
+  });
   const checker = program.getTypeChecker();
   const findings: PromiseFinding[] = [];
   for (const file of files) {

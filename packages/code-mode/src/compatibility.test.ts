@@ -2,7 +2,9 @@ import type { CodeRuntime } from '@sluice/code-runtime';
 import { createPythonCodeRuntime } from '@sluice/code-runtime-python';
 import { createQuickJsCodeRuntime } from '@sluice/code-runtime-quickjs';
 import { createWorkerThreadCodeRuntime } from '@sluice/code-runtime-worker-thread';
+import type { Tool } from '@sluice/permissions';
 import { afterAll, describe, expect, it } from 'vitest';
+import { peerTools, resetPeerTools } from './__fixtures__/compatibility/peer-tools.js';
 import { pythonPrograms } from './__fixtures__/compatibility/python-programs.js';
 import { pythonWorkflows } from './__fixtures__/compatibility/python-workflows.js';
 import {
@@ -11,6 +13,7 @@ import {
   compatibilityTool,
   judge,
 } from './__fixtures__/compatibility/suite.js';
+import { anthropicPrograms, cloudflarePrograms } from './__fixtures__/compatibility/typescript-peers.js';
 import { typescriptPrograms } from './__fixtures__/compatibility/typescript-programs.js';
 import { typescriptWorkflows } from './__fixtures__/compatibility/typescript-workflows.js';
 
@@ -25,7 +28,12 @@ interface Suite {
   readonly cases: readonly CompatibilityCase[];
   /** Cases that are gaps on this provider only (by style), with what it does instead. */
   readonly gaps?: Readonly<Record<string, string>>;
+  /** The tools the programs call, when not the suite's own (./tools.ts), and what puts their state back before each. */
+  readonly tools?: { readonly list: readonly Tool[]; readonly reset: () => void };
 }
+
+// The peers' programs call the peers' own tools (./peer-tools.ts), on both TypeScript providers.
+const peers = { list: peerTools, reset: resetPeerTools };
 
 const suites: Suite[] = [
   {
@@ -37,6 +45,18 @@ const suites: Suite[] = [
     name: 'TypeScript on @sluice/code-runtime-quickjs',
     runtime: createQuickJsCodeRuntime({ wallTimeMs: 20_000 }),
     cases: [...typescriptPrograms, ...typescriptWorkflows],
+  },
+  {
+    name: 'Cloudflare and Anthropic MCP styles on @sluice/code-runtime-worker-thread',
+    runtime: createWorkerThreadCodeRuntime({ wallTimeMs: 20_000 }),
+    cases: [...cloudflarePrograms, ...anthropicPrograms],
+    tools: peers,
+  },
+  {
+    name: 'Cloudflare and Anthropic MCP styles on @sluice/code-runtime-quickjs',
+    runtime: createQuickJsCodeRuntime({ wallTimeMs: 20_000 }),
+    cases: [...cloudflarePrograms, ...anthropicPrograms],
+    tools: peers,
   },
   {
     name: 'Python on @sluice/code-runtime-python',
@@ -64,15 +84,16 @@ describe('the compatibility suite', () => {
   });
 });
 
-for (const { name, runtime, cases, gaps } of suites) {
+for (const { name, runtime, cases, gaps, tools } of suites) {
   describe(name, () => {
-    const tool = compatibilityTool(runtime);
+    const tool = compatibilityTool(runtime, tools?.list);
     for (const testCase of cases) {
-      const expected = 'value' in testCase.expect ? 'value' : 'named-fix';
+      const expected = 'fails' in testCase.expect ? 'named-fix' : 'value';
       const test = (testCase.gap ?? gaps?.[testCase.style]) === undefined ? it : it.fails;
       test(
         `${expected === 'value' ? 'returns its value' : 'fails naming the fix'}: ${testCase.style}`,
         async () => {
+          tools?.reset();
           const outcome = await judge(tool, testCase);
           tally.record(name, testCase, outcome);
           expect(outcome.verdict, outcome.detail).toBe(expected);

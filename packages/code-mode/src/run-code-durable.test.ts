@@ -102,6 +102,31 @@ describe('run_code with durable runs', () => {
     expect(paid).toHaveLength(1);
   });
 
+  it('replays a run that loaded the built-ins polyfill the same way: the same random draws, the same call', async () => {
+    const { paid, runCode } = durableTool();
+    const code = `const invoices = [{ id: 'a', status: 'due', amount: 40 }, { id: 'b', status: 'paid', amount: 5 }, { id: 'c', status: 'due', amount: 2 }];
+const before = Math.random();
+const groups = Object.groupBy(invoices, (invoice) => invoice.status);
+const statuses = [...new Set(['due']).union(new Set(invoices.map((invoice) => invoice.status)))];
+const after = Math.random();
+console.log('due', groups.due.length, before, after);
+const { receipt } = await tools.pay({ amount: groups.due.values().map((invoice) => invoice.amount).reduce((sum, amount) => sum + amount, 0) });
+return { receipt, statuses, before, after };`;
+    const paused = await runCode.run({ code });
+    if (paused.durable?.status !== 'paused') throw new Error(paused.rendered.text);
+    expect(paused.durable.pause.input).toEqual({ amount: 42 });
+    const logged = (paused.result?.logs ?? []).map((line) => line.text);
+    const done = await runCode.decide(paused.durable.pause.token, { decision: 'allow' });
+    expect(done.durable?.status, done.rendered.text).toBe('finished');
+    expect(done.result?.logs.map((line) => line.text)).toEqual(logged);
+    const [, , before, after] = logged[0]!.split(' ').map(Number);
+    expect(done.structured).toMatchObject({
+      ok: true,
+      value: { receipt: 'r-1', statuses: ['due', 'paid'], before, after },
+    });
+    expect(paid).toEqual([{ amount: 42 }]);
+  });
+
   it('gives the program the denial and its reason when the person denies the call', async () => {
     const { paid, runCode } = durableTool();
     const paused = await runCode.run({

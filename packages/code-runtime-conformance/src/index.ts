@@ -1,3 +1,4 @@
+export { type BuiltinCase, builtinCaseHelpers, builtinCases } from './builtins-cases.js';
 export {
   type CodeRuntimeConformanceOptions,
   type ConformanceBudgets,

@@ -4,6 +4,8 @@ import * as api from './index.js';
 describe('@sluice/code-runtime-conformance surface', () => {
   it('exports exactly these names', () => {
     expect(Object.keys(api).sort()).toEqual([
+      'builtinCaseHelpers',
+      'builtinCases',
       'conformanceAcquireBudgets',
       'conformanceBudgets',
       'conformanceColdStartBudgets',

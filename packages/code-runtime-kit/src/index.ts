@@ -1,3 +1,4 @@
+export { codemodeAmbiguity, codemodeGlobal, codemodeReadings } from './binding-codemode.js';
 export { CodeRuntimeBase, type LaunchOptions } from './code-runtime-base.js';
 export {
   type CompileThreadActivity,

@@ -172,6 +172,11 @@ function normaliseTree(ts: TypeScript, file: SourceFile): Normalised {
       );
     }
   }
+  // Last, so that at one offset a `return (` inserted above comes before the replacement.
+  for (const { node, text: replacement } of survey.servers) {
+    edits.blank(node.getStart(file), node.end);
+    if (replacement !== '') edits.insert(node.getStart(file), replacement);
+  }
   const edited = edits.apply();
   return { kind: 'program', body: edited.text, epilogue, insertions: edited.insertions };
 }
@@ -250,9 +255,10 @@ function parameterProblem(file: SourceFile, declared: DeclaredFunction): string 
   return `${subject} takes ${names}, and nothing in the run passes ${required.length === 1 ? 'it' : 'them'}: the program would be called with no arguments. Write the program as \`async () => { ... }\` (or plain statements) that calls the host functions it needs, or call the function yourself with its arguments and \`return\` the result.`;
 }
 
-/** A statement that only declares (types, functions, classes, variables) and runs nothing else. */
+/** A statement that only declares (imports of servers, types, functions, classes, variables) and runs nothing else. */
 function isDeclaration(ts: TypeScript, statement: Statement): boolean {
   return (
+    ts.isImportDeclaration(statement) ||
     ts.isFunctionDeclaration(statement) ||
     ts.isClassDeclaration(statement) ||
     ts.isVariableStatement(statement) ||

@@ -1,4 +1,5 @@
 import type * as TypeScriptModule from 'typescript';
+import { type ServerImport, serverImport } from './program-servers.js';
 
 type TypeScript = typeof TypeScriptModule;
 type Node = TypeScriptModule.Node;
@@ -15,8 +16,10 @@ export interface DeclaredFunction {
 export interface ProgramSurvey {
   /** The first `return` outside any function. */
   readonly topLevelReturn: Node | undefined;
-  /** The first import (declaration, `import()`, `import.meta`, `export … from`, `require('x')`) and how it reads. */
+  /** The first import (declaration, `import()`, `import.meta`, `export … from`, `require('x')`) and how it reads, other than of a server. */
   readonly imported: { readonly node: Node; readonly written: string } | undefined;
+  /** Imports, `import()` and `require()` of `./servers/…` modules, with the text that replaces each. */
+  readonly servers: readonly ServerImport[];
   /** Top-level `function name() {}` and `const name = () => {}` declarations. */
   readonly functions: readonly DeclaredFunction[];
   /** Nodes to blank: type-only imports, `export { … }` lists, the `export` of named exports. */
@@ -53,20 +56,28 @@ export function surveyProgram(ts: TypeScript, file: SourceFile): ProgramSurvey {
   });
   const text = file.text;
   const loads = text.includes('import') || text.includes('export') || text.includes('require');
-  const imported = loads ? findImport(ts, file, erased) : undefined;
-  return { topLevelReturn, imported, functions, erased };
+  const servers: ServerImport[] = [];
+  const imported = loads ? findImport(ts, file, erased, servers) : undefined;
+  return { topLevelReturn, imported, servers, functions, erased };
 }
 
 function findImport(
   ts: TypeScript,
   file: SourceFile,
   erased: ReadonlySet<Node>,
+  servers: ServerImport[],
 ): { node: Node; written: string } | undefined {
   let imported: { node: Node; written: string } | undefined;
   const note = (node: Node, written: string): void => {
     if (imported === undefined || node.pos < imported.node.pos) imported = { node, written };
   };
   walk(ts, file.statements, (node) => {
+    const server = erased.has(node) ? undefined : serverImport(ts, file, node);
+    if (server !== undefined) {
+      servers.push(server);
+      // Its argument is a string: nothing inside it to look at.
+      return false;
+    }
     if (ts.isImportDeclaration(node) && !erased.has(node)) {
       note(node, `import … from ${node.moduleSpecifier.getText(file)}`);
     } else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference)) {

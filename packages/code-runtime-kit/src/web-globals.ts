@@ -5,6 +5,8 @@ import { makeSearchParams } from './web-globals-search-params.js';
 import { makeUrlGlobals } from './web-globals-url.js';
 import { makeUrlHost } from './web-globals-url-host.js';
 
+// Likewise what `codemode.<key>` reads as, which the prelude works out in each run's context.
+export { codemodeAmbiguity, codemodeGlobal, codemodeReadings } from './binding-codemode.js';
 // The console's inspector and printf directives travel with the web globals: this entry's built file has no
 // imports, so the worker-thread provider bundles them into its worker's script from it too.
 export { captureInspectIntrinsics, makeInspector } from './console-inspect.js';

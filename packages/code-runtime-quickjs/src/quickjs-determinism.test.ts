@@ -41,6 +41,25 @@ describe('QuickJS deterministic mode', () => {
     expect(parsed.value.end).toBe(1_700_000_000_251);
   }, 60_000);
 
+  it('loads the built-ins polyfill without drawing from the seeded randomness or reading the clock', async () => {
+    const runtime = createQuickJsCodeRuntime({
+      poolSize: 1,
+      deterministic: { seed: 11, startTime: 1_700_000_000_000 },
+    });
+    try {
+      const plain = await runtime.run({ program: 'return [Math.random(), Math.random(), Date.now()];' });
+      const polyfilled = await runtime.run({
+        program:
+          "const first = Math.random(); const grouped = Object.groupBy([1, 2, 3], (x) => (x % 2 ? 'odd' : 'even')); return [first, Math.random(), Date.now(), grouped];",
+      });
+      expect(plain.ok && polyfilled.ok).toBe(true);
+      const [first, second, now] = plain.ok ? (plain.value as number[]) : [];
+      expect(polyfilled).toMatchObject({ value: [first, second, now, { odd: [1, 3], even: [2] }] });
+    } finally {
+      await runtime.dispose();
+    }
+  }, 60_000);
+
   it('draws different numbers from a different seed', async () => {
     expect(await runOnce(8)).not.toBe(await runOnce(7));
   }, 60_000);

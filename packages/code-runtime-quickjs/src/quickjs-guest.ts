@@ -1,3 +1,4 @@
+import { codemodeAmbiguity, codemodeGlobal, codemodeReadings } from '@sluice/code-runtime-kit/web-globals';
 import type {
   QuickJSContext,
   QuickJSDeferredPromise,
@@ -6,6 +7,7 @@ import type {
   QuickJSWASMModule,
 } from 'quickjs-emscripten-core';
 import type { QuickJsEnding, QuickJsRunConfig, QuickJsStopCause, QuickJsToHost, WasmMemory } from './quickjs-frames.js';
+import { installLazyBuiltins } from './quickjs-guest-builtins.js';
 import { type GuestRandom, seededRandom, systemRandom, uuidFrom, virtualDateSource } from './quickjs-guest-clock.js';
 import { GuestInspector, isTruthy } from './quickjs-guest-inspect.js';
 import { installLazyWebGlobals, lazyWebGlobals, probedNames } from './quickjs-guest-surface.js';
@@ -17,6 +19,7 @@ import {
   type GuestIntrinsics,
   isSame,
 } from './quickjs-guest-values.js';
+import { installLazyCollation, installLazyIntl } from './quickjs-intl.js';
 
 const levels = { log: 1, info: 2, debug: 3, warn: 4, error: 5 } as const;
 
@@ -72,6 +75,9 @@ export class GuestRun {
   /** What a web global's callback threw (an abort listener): the run ends with it as its exception. */
   #failure: QuickJSHandle | undefined;
   readonly #freeWebGlobals: () => void;
+  readonly #freeBuiltins: () => void;
+  readonly #freeIntl: () => void;
+  readonly #freeCollation: () => void;
   readonly #performance: QuickJSHandle;
   #ended = false;
   #virtualMs = 0;
@@ -117,6 +123,9 @@ export class GuestRun {
         startedAt: () => this.#startTime,
         describe: (prototype, describer) => this.#inspector.describe(prototype, describer),
       });
+      this.#freeBuiltins = installLazyBuiltins(this.#context);
+      this.#freeIntl = installLazyIntl(this.#context);
+      this.#freeCollation = installLazyCollation(this.#context);
     } catch (error) {
       this.#runtime.dispose();
       throw error;
@@ -385,6 +394,9 @@ export class GuestRun {
       for (const timer of this.#timers.values()) for (const handle of [timer.callback, ...timer.args]) handle.dispose();
       this.#failure?.dispose();
       this.#freeWebGlobals();
+      this.#freeBuiltins();
+      this.#freeIntl();
+      this.#freeCollation();
       this.#inspector.dispose();
       this.#performance.dispose();
       for (const deferred of this.#pending.values()) deferred.dispose();
@@ -508,6 +520,59 @@ export class GuestRun {
       this.#define(global, name, context.getProp(namespace, name));
       namespace.dispose();
     }
+    this.#installCodemode(bindings, [...namespaces.keys()]);
+  }
+
+  /**
+   * `codemode`, as Cloudflare's code mode calls tools (see `codemodeReadings` in the kit): a tool
+   * by its own name or a flat `<namespace>_<name>`, or a namespace; a key with several readings
+   * throws a ReferenceError naming each; any other key is a call the host refuses. Not defined
+   * when a namespace is called `codemode`, nothing is granted, or a global has the name.
+   */
+  #installCodemode(bindings: readonly string[], namespaces: readonly string[]): void {
+    const context = this.#context;
+    const global = context.global;
+    if (bindings.length === 0 || namespaces.includes(codemodeGlobal)) return;
+    if (context.getProp(global, codemodeGlobal).consume((existing) => context.typeof(existing)) !== 'undefined') return;
+    const readings = codemodeReadings(bindings);
+    const target = context.newObject();
+    const ambiguous = new Map<string, string>();
+    for (const [key, reading] of Object.entries(readings)) {
+      if (reading.includes(' or ')) {
+        ambiguous.set(key, reading);
+        continue;
+      }
+      const dot = reading.indexOf('.');
+      const value =
+        dot === -1
+          ? context.getProp(global, reading)
+          : context
+              .getProp(global, reading.slice(0, dot))
+              .consume((namespace) => context.getProp(namespace, reading.slice(dot + 1)));
+      // A tool by its own name is listed (`Object.keys(codemode)`); its other spellings are not.
+      context.defineProp(target, key, {
+        value,
+        configurable: false,
+        enumerable: dot !== -1 && reading.slice(dot + 1) === key,
+      });
+      value.dispose();
+    }
+    const ungranted = context.newFunction('ungranted', (key) => {
+      if (context.typeof(key) !== 'string') return;
+      const name = context.getString(key);
+      const readingsOf = ambiguous.get(name);
+      if (readingsOf !== undefined) {
+        throw Object.assign(new Error(codemodeAmbiguity(name, readingsOf)), { name: 'ReferenceError' });
+      }
+      if (name.length === 0 || name.length > 64 || probedNames.has(name)) return;
+      return context.newFunction(name, (...args) => this.#hostCall(codemodeGlobal, name, args));
+    });
+    const wrapped = context.unwrapResult(
+      context.callFunction(this.#intrinsics.namespace, context.undefined, target, ungranted),
+    );
+    ungranted.dispose();
+    target.dispose();
+    this.#define(global, codemodeGlobal, wrapped);
   }
 
   #installTimers(): {

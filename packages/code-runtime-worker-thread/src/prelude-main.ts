@@ -1,4 +1,10 @@
-import type { makePrintf, WebHooks, WebMade } from '@sluice/code-runtime-kit';
+import type {
+  codemodeReadings as codemodeReadingsFunction,
+  makePrintf,
+  WebHooks,
+  WebMade,
+} from '@sluice/code-runtime-kit';
+import type { stubBuiltins as stubBuiltinsFunction } from '@sluice/code-runtime-kit/guest-builtins';
 import type { makeClock as makeClockFunction, PreludeClock } from './prelude-clock.js';
 import type { PreludeIntrinsics } from './prelude-intrinsics.js';
 import type { makeLogWriter, PreludeLogWriter } from './prelude-log.js';
@@ -36,6 +42,10 @@ export function preludeMain(
   makeTimers: typeof makeTimersFunction,
   makeClock: typeof makeClockFunction,
   makeOrder: typeof makeOrderFunction,
+  codemodeReadings: typeof codemodeReadingsFunction,
+  stubBuiltins: typeof stubBuiltinsFunction,
+  polyfilledBuiltins: readonly string[],
+  installPolyfill: (realMath: Math, global: Record<string, unknown>) => void,
   webMakers: ReadonlyArray<(hooks: WebHooks, made: WebMade) => void>,
 ): Pump {
   const global = globalThis as unknown as Record<string, unknown>;
@@ -59,6 +69,14 @@ export function preludeMain(
   delete global.SharedArrayBuffer;
   delete global.Atomics;
   delete global.WebAssembly;
+  // The ES2023–ES2025 built-ins Node 20 lacks: accessors whose first use evaluates the polyfill here.
+  let polyfilled = false;
+  const removeBuiltinStubs = stubBuiltins(global, polyfilledBuiltins, () => {
+    if (polyfilled) return;
+    polyfilled = true;
+    removeBuiltinStubs();
+    installPolyfill(Math, global);
+  });
 
   let config = { logBytes: 0, valueBytes: 0, hostCalls: 0, timers: 0, maxDelayMs: 0, depthLimit: 0 };
   let logs: PreludeLogWriter | undefined;
@@ -265,11 +283,13 @@ export function preludeMain(
   function bind(list: string): void {
     const namespaces = create(null) as Record<string, Record<string, unknown>>;
     const qualified = create(null) as Record<string, string>;
+    const entries: string[] = [];
     let start = 0;
     while (start < list.length) {
       let end = apply(indexOf, list, [',', start]);
       if (end === -1) end = list.length;
       const entry = apply(stringSlice, list, [start, end]);
+      entries[entries.length] = entry;
       start = end + 1;
       const dot = apply(indexOf, entry, ['.']);
       const namespace = apply(stringSlice, entry, [0, dot]);
@@ -290,6 +310,54 @@ export function preludeMain(
       });
     }
     bindBareNames(namespaces, qualified);
+    bindCodemode(entries, namespaces);
+  }
+
+  /**
+   * `codemode`, as Cloudflare's code mode calls tools: `codemode.<key>` is what `codemodeReadings`
+   * reads the key as (a tool by its own name or a flat `<namespace>_<name>`, a namespace); a key
+   * with several readings throws a ReferenceError naming each; any other key is a call the host
+   * refuses, as in a namespace. Not defined when a namespace is called `codemode`, nothing is
+   * granted, or a global has the name.
+   */
+  function bindCodemode(entries: string[], namespaces: Record<string, Record<string, unknown>>): void {
+    if (entries.length === 0 || 'codemode' in global) return;
+    const readings = codemodeReadings(entries);
+    const target = create(null) as Record<string, unknown>;
+    const ambiguous = create(null) as Record<string, string>;
+    const keys = intrinsics.keys(readings);
+    for (let index = 0; index < keys.length; index += 1) {
+      const key = keys[index]!;
+      const reading = readings[key]!;
+      const dot = apply(indexOf, reading, ['.']);
+      if (apply(indexOf, reading, [' or ']) !== -1) ambiguous[key] = reading;
+      else if (dot === -1) {
+        defineProperty(target, key, { value: global[reading], enumerable: false });
+      } else {
+        const namespace = apply(stringSlice, reading, [0, dot]);
+        const name = apply(stringSlice, reading, [dot + 1]);
+        // A tool by its own name is listed (`Object.keys(codemode)`); its other spellings are not.
+        defineProperty(target, key, { value: namespaces[namespace]![name], enumerable: key === name });
+      }
+    }
+    defineProperty(global, 'codemode', {
+      value: new intrinsics.Proxy(freeze(target), {
+        get(held, key) {
+          if (typeof key !== 'string') return undefined;
+          if (intrinsics.hasOwn(held, key)) return held[key];
+          if (intrinsics.hasOwn(ambiguous, key)) {
+            throw new ReferenceErrorConstructor(
+              `codemode.${key} is granted in more than one namespace; did you mean ${ambiguous[key]}?`,
+            );
+          }
+          if (key.length === 0 || key.length > 64 || apply(indexOf, probedNames, [`,${key},`]) !== -1) return undefined;
+          return hostFunction('codemode', key);
+        },
+      }),
+      writable: true,
+      enumerable: false,
+      configurable: true,
+    });
   }
 
   /**

@@ -1,7 +1,14 @@
 // The web-global makers are the kit's (shared with the QuickJS provider), taken from its built file
 // by path so that esbuild bundles them into this package's scripts: the worker process may read only
 // its own script, so it cannot import the kit when it runs.
+
 import {
+  builtinsPolyfillFunction,
+  polyfilledBuiltins,
+  stubBuiltins,
+} from '../../code-runtime-kit/dist/guest-builtins.js';
+import {
+  codemodeReadings,
   makeEncodingGlobals,
   makeInspector,
   makePrintf,
@@ -29,7 +36,7 @@ import { workerMain } from './worker-main.js';
 const nameShim = 'const __name = (target) => target;';
 
 /** The prelude script evaluated first in every run's context; its completion value is the pump. */
-export const preludeSource = `'use strict';\n(() => {\n${nameShim}\nreturn (${preludeMain})(${captureIntrinsics}, ${makeLogWriter}, ${makeJsonWriter}, ${makeInspector}, ${makePrintf}, ${installMeter}, ${makeTimers}, ${makeClock}, ${makeOrder}, [${makeWebBasics}, ${makeEncodingGlobals}, ${makeSearchParams}, ${makeUrlHost}, ${makeUrlGlobals}]);\n})();\n`;
+export const preludeSource = `'use strict';\n(() => {\n${nameShim}\nreturn (${preludeMain})(${captureIntrinsics}, ${makeLogWriter}, ${makeJsonWriter}, ${makeInspector}, ${makePrintf}, ${installMeter}, ${makeTimers}, ${makeClock}, ${makeOrder}, ${codemodeReadings}, ${stubBuiltins}, ${JSON.stringify(polyfilledBuiltins)}, ${builtinsPolyfillFunction}, [${makeWebBasics}, ${makeEncodingGlobals}, ${makeSearchParams}, ${makeUrlHost}, ${makeUrlGlobals}]);\n})();\n`;
 
 /** The worker thread's source, evaluated with `eval: true`. */
 export const workerSource = `'use strict';\n(() => {\n${nameShim}\n(${workerMain})(require, ${hardenWorkerRealm});\n})();\n`;

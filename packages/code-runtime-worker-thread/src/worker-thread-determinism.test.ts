@@ -13,6 +13,19 @@ const startTime = 1_700_000_000_000;
 // (conformance.test.ts). What is the worker-thread provider's own is below.
 
 describe('worker-thread deterministic runs (request.deterministic)', () => {
+  it('loads the built-ins polyfill without drawing from the seeded randomness or reading the clock', async () => {
+    const deterministic = { seed: 11, startTime };
+    const plain = await runtime.run({ program: 'return [Math.random(), Math.random(), Date.now()];', deterministic });
+    const polyfilled = await runtime.run({
+      program:
+        "const first = Math.random(); const grouped = Object.groupBy([1, 2, 3], (x) => (x % 2 ? 'odd' : 'even')); return [first, Math.random(), Date.now(), grouped];",
+      deterministic,
+    });
+    expect(plain.ok && polyfilled.ok).toBe(true);
+    const [first, second, now] = plain.ok ? (plain.value as number[]) : [];
+    expect(polyfilled).toMatchObject({ value: [first, second, now, { odd: [1, 3], even: [2] }] });
+  });
+
   it('runs performance.now() from 0, an interval on the virtual clock, and reports an unhandled rejection before the timers', async () => {
     const program = `
 setTimeout(() => console.log('zero timer', performance.now()), 0);

@@ -1,7 +1,7 @@
 // Runs one compatibility program through run_code and judges it: the value it must return, or a
 // failure whose message names the fix. A run that ends ok without a value never passes.
 import type { CodeRuntime } from '@sluice/code-runtime';
-import type { PolicyDefinition } from '@sluice/permissions';
+import type { PolicyDefinition, Tool } from '@sluice/permissions';
 import { expect } from 'vitest';
 import { createRunCodeTool, type RunCodeTool } from '../../run-code-tool.js';
 import { compatibilityTools } from './tools.js';
@@ -11,8 +11,16 @@ export interface CompatibilityCase {
   /** The shape it is written in, as the test's name. */
   readonly style: string;
   readonly program: string;
-  /** The value it returns (vitest asymmetric matchers allowed inside), or a regex the failure message must match. */
-  readonly expect: { readonly value: unknown } | { readonly fails: RegExp };
+  /**
+   * The value it returns (vitest asymmetric matchers allowed inside); or `prints` for a program that
+   * returns nothing and prints its answer (then `logs` is what it must print); or a regex the failure
+   * message must match.
+   */
+  readonly expect: { readonly value: unknown } | { readonly prints: true } | { readonly fails: RegExp };
+  /** When given, the run's log lines, in order. */
+  readonly logs?: readonly string[];
+  /** When given, the host calls the run made, in order, as `namespace.name` (the namespace that recorded each). */
+  readonly calls?: readonly string[];
   /** Why a failure is the right outcome for now. */
   readonly note?: string;
   /** Set while the case neither returns its value nor fails naming the fix: what it does instead. */
@@ -30,17 +38,27 @@ export interface CompatibilityOutcome {
 
 const allowAll: PolicyDefinition = { default: 'allow', rules: [] };
 
-/** The run_code tool over the suite's tools, on one runtime. */
-export function compatibilityTool(runtime: CodeRuntime): RunCodeTool {
-  return createRunCodeTool({ context: { codeRuntime: runtime }, tools: compatibilityTools, policy: allowAll });
+/** The run_code tool over the suite's tools (or `tools`), on one runtime. */
+export function compatibilityTool(runtime: CodeRuntime, tools: readonly Tool[] = compatibilityTools): RunCodeTool {
+  return createRunCodeTool({ context: { codeRuntime: runtime }, tools, policy: allowAll });
 }
 
 /** Runs the case and says whether it returned its value, failed naming its fix, or did neither. */
 export async function judge(tool: RunCodeTool, testCase: CompatibilityCase): Promise<CompatibilityOutcome> {
   const { result, rendered } = await tool.run({ code: testCase.program });
   if (result === undefined) return { verdict: 'wrong', detail: rendered.text };
+  const logs = result.logs.map((line) => line.text);
+  if (testCase.logs !== undefined && !matches(logs, testCase.logs)) {
+    return { verdict: 'wrong', detail: `logged ${JSON.stringify(logs)}` };
+  }
+  const calls = result.calls.map((call) => `${call.namespace}.${call.name}`);
+  if (testCase.calls !== undefined && !matches(calls, testCase.calls)) {
+    return { verdict: 'wrong', detail: `called ${JSON.stringify(calls)}` };
+  }
   if (result.ok) {
     const detail = Object.hasOwn(result, 'value') ? `ok, value ${JSON.stringify(result.value)}` : 'ok without a value';
+    // A program that prints its answer is judged by its logs (above), and returns nothing.
+    if ('prints' in testCase.expect) return { verdict: Object.hasOwn(result, 'value') ? 'wrong' : 'value', detail };
     if (!('value' in testCase.expect) || !Object.hasOwn(result, 'value')) return { verdict: 'wrong', detail };
     return { verdict: matches(result.value, testCase.expect.value) ? 'value' : 'wrong', detail };
   }
@@ -70,7 +88,7 @@ export class CompatibilityTally {
   record(suite: string, testCase: CompatibilityCase, outcome: CompatibilityOutcome): void {
     const row = this.#rows.get(suite) ?? { total: 0, expectValue: 0, value: 0, namedFix: 0, wrong: [] };
     row.total += 1;
-    if ('value' in testCase.expect) row.expectValue += 1;
+    if (!('fails' in testCase.expect)) row.expectValue += 1;
     if (outcome.verdict === 'value') row.value += 1;
     else if (outcome.verdict === 'named-fix') row.namedFix += 1;
     else row.wrong.push(`${testCase.style}: ${outcome.detail}`);

@@ -11,7 +11,8 @@ the AST, never on the text, so every line number stays the model's own:
   program's own event loop;
 - a program that only declares, and defines exactly one function it never calls (`async def
   main(): ...` alone), has that function called and its value returned; two such functions are
-  refused, naming both.
+  refused, naming both;
+- a host call written without `await` where its value is used is made at once (sluice_sync_calls).
 
 A markdown fence around the whole program (```python … ```) is blanked line by line, so line
 numbers do not move.
@@ -25,6 +26,8 @@ import io
 import linecache
 import sys
 import traceback
+
+import sluice_sync_calls
 
 #: The file name the program's code objects carry; tracebacks keep only frames from it.
 PROGRAM_FILE = '<program>'
@@ -290,14 +293,22 @@ def _is_docstring(statement):
     return isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant) and isinstance(statement.value.value, str)
 
 
-def compile_program(source):
-    """The program as a `Program`. Raises SyntaxError (or ValueError for a NUL byte)."""
+def compile_program(source, bindings=None):
+    """The program as a `Program`. Raises SyntaxError (or ValueError for a NUL byte).
+
+    `bindings` (namespace → granted names) are the host functions whose calls without `await` are
+    made at once where their value is used (see sluice_sync_calls).
+    """
     source = _unfence(source)
     linecache.cache[PROGRAM_FILE] = (len(source), None, source.splitlines(True), PROGRAM_FILE)
     tree = ast.parse(source, PROGRAM_FILE, 'exec')
     if 'asyncio.run' in source or 'run_until_complete' in source:
         rewrite = _AsyncioRun()
         tree.body = [rewrite.visit(statement) for statement in tree.body]
+    if bindings:
+        namespaces, names = frozenset(bindings), {name for granted in bindings.values() for name in granted}
+        if sluice_sync_calls.may_call_unawaited(source, namespaces, names):
+            sluice_sync_calls.rewrite(tree, namespaces, names)
     top_level = _TopLevel()
     top_level.statements(tree.body)
     if top_level.returns == 0:

@@ -21,6 +21,7 @@ import sluice_determinism
 import sluice_host_calls
 import sluice_memory
 import sluice_program
+import sluice_sync_calls
 import sluice_values
 
 PROTOCOL_VERSION = sluice_channel.PROTOCOL_VERSION
@@ -123,6 +124,7 @@ def warm_up(context):
     loop's machinery, the JSON codecs) is then built once, for every child, instead of in each."""
     loop = context['loop']
     sluice_program.compile_program('value = [1]\nreturn value\n')
+    sluice_program.compile_program(_WARM_PROGRAM, _WARM_BINDINGS)
     loop.run_until_complete(_tick())
     sluice_values.encode_frame({'v': PROTOCOL_VERSION, 'type': 'log', 'text': 'é'})
     json.loads('{"v": 1, "value": [1.5, null]}')
@@ -248,7 +250,7 @@ def _warm_loop(loop):
 
 
 def _warm_compile(_loop):
-    sluice_program.compile_program(_WARM_PROGRAM)
+    sluice_program.compile_program(_WARM_PROGRAM, _WARM_BINDINGS)
 
 
 def _warm_values(_loop):
@@ -262,6 +264,7 @@ _CLAIM_WAIT_MS = 2
 
 #: A program of the usual shape, compiled by each child before its own (see _warm_while_waiting).
 _WARM_PROGRAM = 'items = await tools.get({"q": [1]})\nfor item in items:\n    print(f"{item}")\nreturn {"n": len(items) + 1}\n'
+_WARM_BINDINGS = {'tools': ['get']}
 
 
 def _run(channel, loop, request, prepared):
@@ -277,7 +280,7 @@ def _run(channel, loop, request, prepared):
     # Head-room for reporting, freed when the program runs out of memory: address space only.
     reserve = sluice_memory.AddressSpaceReserve(256 * 1024)
     try:
-        program = sluice_program.compile_program(request['program'])
+        program = sluice_program.compile_program(request['program'], request['bindings'])
     except Exception as error:  # noqa: BLE001  (a NUL byte or a lone surrogate fails as ValueError or UnicodeError)
         _finish(channel, {'ok': False, 'error': {'kind': 'exception', **sluice_program.describe_error(error)}}, prepared)
         return
@@ -380,6 +383,7 @@ def _program_builtins():
     module = types.ModuleType('builtins', builtins.__doc__)
     module.__dict__.update(builtins.__dict__)
     module.HostCallError = sluice_channel.HostCallError
+    setattr(module, sluice_sync_calls.SYNC, sluice_host_calls.call_now)
     sluice_program.install(module)
     return module
 

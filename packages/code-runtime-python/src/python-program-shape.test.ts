@@ -186,25 +186,34 @@ describe('asyncio.run', () => {
 });
 
 describe('a host call without await', () => {
-  it('used as a value names the call and says to await it', async () => {
-    const returned = await failureFor('invalid-output', 'return {"reply": tools.echo(1)}');
-    expect(returned.message).toContain('$["reply"] is tools.echo(...), which was never awaited');
-    expect(returned.message).toContain('await tools.echo(...)');
-    const indexed = await failureFor('exception', 'reply = tools.echo(1)', 'reply["echoed"]');
-    expect(indexed).toMatchObject({ name: 'TypeError', line: 2 });
+  it('where its value is used is made at once, as in smolagents and Monty', async () => {
+    expect(await valueFrom('return {"reply": tools.echo(1)}')).toEqual({ reply: { echoed: 1 } });
+    expect(await valueFrom('reply = tools.echo(1)', 'reply["echoed"]')).toBe(1);
+    expect(await valueFrom('import json', 'json.dumps({"reply": tools.echo(1)})')).toBe('{"reply": {"echoed": 1}}');
+    expect(await valueFrom('tools.echo(1).get("echoed")')).toBe(1);
+  });
+
+  it('reached another way than its name, used as a value, names the call and says to await it', async () => {
+    const indexed = await failureFor(
+      'exception',
+      'call = getattr(tools, "echo")',
+      'reply = call(1)',
+      'reply["echoed"]',
+    );
+    expect(indexed).toMatchObject({ name: 'TypeError', line: 3 });
     expect(indexed.message).toContain('await tools.echo(...)');
-    const dumped = await failureFor('exception', 'import json', 'json.dumps({"reply": tools.echo(1)})');
-    expect(dumped).toMatchObject({ name: 'TypeError', line: 2 });
-    expect(dumped.message).toContain('tools.echo(...) was never awaited');
-    const attribute = await failureFor('exception', 'tools.echo(1).get("echoed")');
-    expect(attribute.message).toContain('(await tools.echo(...)).get');
+    const returned = await failureFor('invalid-output', 'call = getattr(tools, "echo")', 'return {"reply": call(1)}');
+    expect(returned.message).toContain('$["reply"] is tools.echo(...), which was never awaited');
   });
 
   it('never awaited is reported with its line, and the call is not made', async () => {
-    const result = await runtime.run({ program: python('x = 1', 'tools.echo(x)', 'return x'), bindings });
+    const result = await runtime.run({
+      program: python('pending = [tools.echo(1)]', 'if False:', '    await asyncio.gather(*pending)', 'return 1'),
+      bindings,
+    });
     const failure = failureOf(result, 'exception');
-    expect(failure).toMatchObject({ name: 'RuntimeError', line: 2 });
-    expect(failure.message).toContain('tools.echo(...) on line 2 was never awaited');
+    expect(failure).toMatchObject({ name: 'RuntimeError', line: 1 });
+    expect(failure.message).toContain('tools.echo(...) on line 1 was never awaited');
     expect(result.calls).toEqual([]);
   });
 

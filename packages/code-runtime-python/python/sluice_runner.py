@@ -289,6 +289,11 @@ def _run(channel, loop, request, prepared):
     program_globals.update({'__builtins__': sys.modules['builtins'], 'asyncio': asyncio})
     host_calls = prepared.host_calls
     host_calls.install(program_globals, request['bindings'], sys.modules['builtins'].__dict__)
+    granted = host_calls.qualified.get('final_answer')
+    if granted is not None and len(granted) == 1 and 'final_answer' not in program_globals:
+        # Over the builtin: the host's tool of that name is the one the model was shown.
+        namespace = granted[0].split('.', 1)[0]
+        program_globals['final_answer'] = getattr(program_globals[namespace], 'final_answer')
     failure = None
     has_value = value = None
     try:

@@ -29,6 +29,11 @@ PROTOCOL_VERSION = sluice_channel.PROTOCOL_VERSION
 #: The only environment a program sees; `{directory}` is its private working directory. Pinned by a test.
 CHILD_ENVIRONMENT = {'HOME': '{directory}', 'LANG': 'C.UTF-8', 'TMPDIR': '{directory}'}
 
+#: Modules a program may use without importing them, as in Anthropic's programmatic tool calling (`json.loads(await
+#: tools.x())`): each is the module `import` would give it, one the zygote has already imported (itself, for asyncio,
+#: or in WARM_MODULES), bound as a global only when the program's text names it. Pinned by a test.
+PROGRAM_MODULES = ('asyncio', 'collections', 'datetime', 'functools', 'itertools', 'json', 'math', 're', 'statistics')
+
 #: Exit codes for a child that could not report: the runner itself failed, or memory ran out while reporting.
 EXIT_RUNNER_FAILED = 70
 EXIT_OUT_OF_MEMORY = 71
@@ -294,6 +299,14 @@ def _run(channel, loop, request, prepared):
         # Over the builtin: the host's tool of that name is the one the model was shown.
         namespace = granted[0].split('.', 1)[0]
         program_globals['final_answer'] = getattr(program_globals[namespace], 'final_answer')
+    # After the tools, so a namespace or bare tool name of the same name is what the declarations show;
+    # only the modules the source names, since binding one writes to its object (a page a child copies).
+    source = request['program']
+    for name in PROGRAM_MODULES:
+        if name in source and name not in program_globals:
+            module = sys.modules.get(name)
+            if module is not None:
+                program_globals[name] = module
     failure = None
     has_value = value = None
     try:

@@ -3,6 +3,7 @@ import { createPythonCodeRuntime } from '@sluice/code-runtime-python';
 import { createQuickJsCodeRuntime } from '@sluice/code-runtime-quickjs';
 import { createWorkerThreadCodeRuntime } from '@sluice/code-runtime-worker-thread';
 import { afterAll, describe, expect, it } from 'vitest';
+import { pythonPeerStyles } from './__fixtures__/compatibility/python-peer-styles.js';
 import { pythonPrograms } from './__fixtures__/compatibility/python-programs.js';
 import { pythonWorkflows } from './__fixtures__/compatibility/python-workflows.js';
 import {
@@ -41,7 +42,7 @@ const suites: Suite[] = [
   {
     name: 'Python on @sluice/code-runtime-python',
     runtime: createPythonCodeRuntime({ wallTimeMs: 20_000 }),
-    cases: [...pythonPrograms, ...pythonWorkflows],
+    cases: [...pythonPrograms, ...pythonWorkflows, ...pythonPeerStyles],
   },
 ];
 
@@ -68,7 +69,7 @@ for (const { name, runtime, cases, gaps } of suites) {
   describe(name, () => {
     const tool = compatibilityTool(runtime);
     for (const testCase of cases) {
-      const expected = 'value' in testCase.expect ? 'value' : 'named-fix';
+      const expected = 'fails' in testCase.expect ? 'named-fix' : 'value';
       const test = (testCase.gap ?? gaps?.[testCase.style]) === undefined ? it : it.fails;
       test(
         `${expected === 'value' ? 'returns its value' : 'fails naming the fix'}: ${testCase.style}`,

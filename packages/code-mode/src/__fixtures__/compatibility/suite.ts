@@ -1,5 +1,6 @@
-// Runs one compatibility program through run_code and judges it: the value it must return, or a
-// failure whose message names the fix. A run that ends ok without a value never passes.
+// Runs one compatibility program through run_code and judges it: the value it must return (or, for
+// a program whose answer is its output, the lines it must print), or a failure whose message names
+// the fix. A run that ends ok without a value passes only when its case expects printed lines.
 import type { CodeRuntime } from '@sluice/code-runtime';
 import type { PolicyDefinition } from '@sluice/permissions';
 import { expect } from 'vitest';
@@ -11,8 +12,16 @@ export interface CompatibilityCase {
   /** The shape it is written in, as the test's name. */
   readonly style: string;
   readonly program: string;
-  /** The value it returns (vitest asymmetric matchers allowed inside), or a regex the failure message must match. */
-  readonly expect: { readonly value: unknown } | { readonly fails: RegExp };
+  /**
+   * The value it returns (vitest asymmetric matchers allowed inside); the lines it prints, for a
+   * program whose answer is its output (Anthropic's programmatic tool calling reads what the code
+   * prints); or a regex the failure message must match.
+   */
+  readonly expect: { readonly value: unknown } | { readonly printed: readonly unknown[] } | { readonly fails: RegExp };
+  /** The lines it logs, in order (matchers allowed), checked with its value when stated. */
+  readonly logs?: readonly unknown[];
+  /** The host calls it makes, in order, as `namespace.name`, checked with its value when stated. */
+  readonly calls?: readonly string[];
   /** Why a failure is the right outcome for now. */
   readonly note?: string;
   /** Set while the case neither returns its value nor fails naming the fix: what it does instead. */
@@ -40,9 +49,18 @@ export async function judge(tool: RunCodeTool, testCase: CompatibilityCase): Pro
   const { result, rendered } = await tool.run({ code: testCase.program });
   if (result === undefined) return { verdict: 'wrong', detail: rendered.text };
   if (result.ok) {
-    const detail = Object.hasOwn(result, 'value') ? `ok, value ${JSON.stringify(result.value)}` : 'ok without a value';
-    if (!('value' in testCase.expect) || !Object.hasOwn(result, 'value')) return { verdict: 'wrong', detail };
-    return { verdict: matches(result.value, testCase.expect.value) ? 'value' : 'wrong', detail };
+    const logs = result.logs.map((entry) => entry.text);
+    const calls = result.calls.map((call) => `${call.namespace}.${call.name}`);
+    const answer = Object.hasOwn(result, 'value') ? `ok, value ${JSON.stringify(result.value)}` : 'ok without a value';
+    const detail = `${answer}; logs ${JSON.stringify(logs)}; calls ${JSON.stringify(calls)}`;
+    if ('fails' in testCase.expect) return { verdict: 'wrong', detail };
+    const answered =
+      'value' in testCase.expect
+        ? Object.hasOwn(result, 'value') && matches(result.value, testCase.expect.value)
+        : matches(logs, testCase.expect.printed);
+    const logged = testCase.logs === undefined || matches(logs, testCase.logs);
+    const called = testCase.calls === undefined || matches(calls, testCase.calls);
+    return { verdict: answered && logged && called ? 'value' : 'wrong', detail };
   }
   const detail = `${result.failure.kind}: ${result.failure.message}`;
   if ('fails' in testCase.expect && testCase.expect.fails.test(result.failure.message)) {
@@ -70,7 +88,7 @@ export class CompatibilityTally {
   record(suite: string, testCase: CompatibilityCase, outcome: CompatibilityOutcome): void {
     const row = this.#rows.get(suite) ?? { total: 0, expectValue: 0, value: 0, namedFix: 0, wrong: [] };
     row.total += 1;
-    if ('value' in testCase.expect) row.expectValue += 1;
+    if (!('fails' in testCase.expect)) row.expectValue += 1;
     if (outcome.verdict === 'value') row.value += 1;
     else if (outcome.verdict === 'named-fix') row.namedFix += 1;
     else row.wrong.push(`${testCase.style}: ${outcome.detail}`);

@@ -79,6 +79,10 @@ describe('a host call without await', () => {
       'by_key = {i: tools.slow(i) for i in range(3)}',
       'task = asyncio.create_task(tools.slow("task"))',
       'pending = tools.slow("later")',
+      'looped = [tools.slow(i) for i in range(2)]',
+      'each = []',
+      'for call in looped:',
+      '    each.append(await call)',
       'results = [',
       '    await asyncio.gather(*stored),',
       '    await asyncio.gather(*appended),',
@@ -87,11 +91,21 @@ describe('a host call without await', () => {
       '    await asyncio.wait_for(tools.slow("wait_for"), 10),',
       '    await task,',
       '    await pending,',
+      '    each,',
       ']',
       'results',
     );
     const result = await runtime.run({ program, bindings: { tools: { slow } } });
-    expect(successValue(result)).toEqual([[0, 1, 2], [0, 1, 2], [0, 1, 2], [0, 1, 2], 'wait_for', 'task', 'later']);
+    expect(successValue(result)).toEqual([
+      [0, 1, 2],
+      [0, 1, 2],
+      [0, 1, 2],
+      [0, 1, 2],
+      'wait_for',
+      'task',
+      'later',
+      [0, 1],
+    ]);
     expect(peak.value).toBeGreaterThanOrEqual(3);
   });
 

@@ -308,12 +308,17 @@ def _run(channel, loop, request, prepared):
             if module is not None:
                 program_globals[name] = module
     failure = None
-    has_value = value = None
+    has_value = value = checked = None
     try:
         try:
             has_value, value = sluice_program.execute(program, program_globals, loop)
         finally:
             _quiesce()
+        if has_value:
+            # Reading the value can run the program's code (a generator's body, an exception's __str__, a
+            # set's comparisons): with nothing it armed left to interrupt it, and anything that code arms
+            # stopped again below. What comes back is a tuple of bytes and numbers.
+            checked = sluice_values.check_and_encode(value, limits['depth'], limits['valueBytes'])
     except BaseException as error:  # noqa: BLE001  (SystemExit and KeyboardInterrupt are program errors too)
         failure = error
     # Again: a handler that raised on the way into the first one is the program's error, not the runner's.
@@ -334,7 +339,7 @@ def _run(channel, loop, request, prepared):
         except MemoryError:
             outcome = {'ok': False, 'error': {'kind': 'memory', 'name': 'MemoryError', 'message': 'MemoryError'}}
     else:
-        outcome = _value_outcome(value, limits) if has_value else {'ok': True}
+        outcome = _value_outcome(checked) if has_value else {'ok': True}
         never_awaited = host_calls.never_awaited()
         if outcome['ok'] and never_awaited is not None:
             outcome = {'ok': False, 'error': {'kind': 'exception', **never_awaited}}
@@ -406,14 +411,15 @@ def _program_builtins():
     return module
 
 
-def _value_outcome(value, limits):
-    problem, encoded, size = sluice_values.check_and_encode(value, limits['depth'], limits['valueBytes'])
+def _value_outcome(checked):
+    """The `done` outcome for a value `check_and_encode` has checked: its encoding, which `_finish` sends as it is."""
+    problem, encoded, size = checked
     if problem is not None:
         return {'ok': False, 'error': {'kind': 'invalid-output', 'message': problem}}
     if encoded is None:
         message = f'{size} or more bytes of JSON'
         return {'ok': False, 'error': {'kind': 'output-limit', 'message': message}}
-    return {'ok': True, 'value': value}
+    return {'ok': True, 'value': encoded}
 
 
 def _finish(channel, outcome, prepared):
@@ -429,7 +435,11 @@ def _finish(channel, outcome, prepared):
     }
     # The frame is bytes before anything else happens: nothing that runs from here on can change it.
     # Sealed, the channel drops what the program's threads still print instead of sending it after `done`.
+    # The value is already JSON (see _value_outcome): it goes in as those bytes, not encoded again.
+    value = outcome.pop('value', None)
     done = sluice_values.encode_frame({'v': PROTOCOL_VERSION, 'type': 'done', **outcome})
+    if value is not None:
+        done = done[:-2] + b',"value":' + value + b'}\n'
     channel.seal()
     # End of output first, then the result, then end of frames: the host finishes the run once it
     # has all three, without waiting for this process to be torn down.

@@ -105,8 +105,8 @@ describe('final_answer', () => {
     expect(successValue(await runtime.run({ program: 'final_answer(answer=[1, 2])', bindings }))).toEqual([1, 2]);
     const none = await runtime.run({ program: 'final_answer(None)', bindings });
     expect(none).toMatchObject({ ok: true, value: null });
-    const set = failureOf(await runtime.run({ program: 'final_answer({1, 2})', bindings }), 'invalid-output');
-    expect(set.message).toContain('is a set');
+    const bytes = failureOf(await runtime.run({ program: 'final_answer(b"raw")', bindings }), 'invalid-output');
+    expect(bytes.message).toContain('is a bytes');
   });
 
   it('is the granted tool when the host grants one of that name', async () => {

@@ -267,7 +267,9 @@ describe('values as json.dumps users expect', () => {
     });
   });
 
-  it('are checked in memory close to their JSON: a 1 MiB list of ints fits the smallest memory the gate accepts', async () => {
+  it('are checked in memory close to their JSON: a 1 MiB list of ints fits the smallest memory the gate accepts', {
+    timeout: 30_000,
+  }, async () => {
     // The interpreter's baseline + the multiple × the 1 MiB budgets. The walker used to build a tuple and a path
     // string per element, and this run ended `memory` (python-value-edges.test.ts has the worse shapes).
     const small = testRuntime({
@@ -303,7 +305,7 @@ describe('values as json.dumps users expect', () => {
 
   it('refuse what JSON cannot carry, with the path and the fix', async () => {
     const cases: Array<[string, string]> = [
-      ['return {"tags": {"a"}}', '$["tags"] is a set, which JSON cannot carry: use a list'],
+      ['return {"check": len}', '$["check"] is a builtin_function_or_method, which JSON cannot carry'],
       ['return [b"raw"]', '$[0] is a bytes, which JSON cannot carry: decode it'],
       ['return {"ratio": float("inf")}', '$["ratio"] is inf'],
       ['return {1: "a", "1": "b"}', '$ has both the key 1 and the key "1"'],
@@ -312,14 +314,13 @@ describe('values as json.dumps users expect', () => {
         'import sys\nsys.set_int_max_str_digits(0)\nreturn {7 ** 6000: 1}',
         '$ has an integer key of 16845 bits (5071 digits), beyond ±(2**53 - 1)',
       ],
-      ['import decimal\nreturn {"price": decimal.Decimal("1.5")}', 'use float(...) or str(...)'],
     ];
     for (const [program, message] of cases) {
       expect((await failureFor('invalid-output', program)).message).toContain(message);
     }
-    const argument = await failureFor('exception', 'await tools.echo(tags={"a"})');
+    const argument = await failureFor('exception', 'await tools.echo(tags=b"a")');
     expect(argument).toMatchObject({ name: 'HostCallError' });
-    expect(argument.message).toContain('$["tags"] is a set');
+    expect(argument.message).toContain('$["tags"] is a bytes');
   });
 });
 

@@ -5,6 +5,7 @@ import { createWorkerThreadCodeRuntime } from '@sluice/code-runtime-worker-threa
 import type { Tool } from '@sluice/permissions';
 import { afterAll, describe, expect, it } from 'vitest';
 import { peerTools, resetPeerTools } from './__fixtures__/compatibility/peer-tools.js';
+import { pythonPeerStyles } from './__fixtures__/compatibility/python-peer-styles.js';
 import { pythonPrograms } from './__fixtures__/compatibility/python-programs.js';
 import { pythonWorkflows } from './__fixtures__/compatibility/python-workflows.js';
 import {
@@ -61,7 +62,7 @@ const suites: Suite[] = [
   {
     name: 'Python on @sluice/code-runtime-python',
     runtime: createPythonCodeRuntime({ wallTimeMs: 20_000 }),
-    cases: [...pythonPrograms, ...pythonWorkflows],
+    cases: [...pythonPrograms, ...pythonWorkflows, ...pythonPeerStyles],
   },
 ];
 

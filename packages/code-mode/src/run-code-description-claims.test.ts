@@ -107,11 +107,24 @@ describe('the run_code description, Python', () => {
   );
 
   it(
-    'hands values back as json.dumps writes them, and imports the standard library',
+    'hands values back as Python encoders write them, and imports the standard library',
     async () => {
-      const code =
-        'import datetime, statistics\nreturn {"pair": (1, 2), "day": datetime.date(2026, 11, 30), 3: statistics.mean([1, 2])}';
-      expect(await returned('python', code)).toEqual({ pair: [1, 2], day: '2026-11-30', '3': 1.5 });
+      const code = [
+        'import datetime, decimal, pathlib, statistics',
+        'return {"pair": (1, 2), "day": datetime.date(2026, 11, 30), 3: statistics.mean([1, 2]), "tags": {"b", "a"},',
+        '        "squares": (n * n for n in range(3)), "path": pathlib.Path("a/b"), "price": decimal.Decimal("1.50"),',
+        '        "error": ValueError("bad")}',
+      ].join('\n');
+      expect(await returned('python', code)).toEqual({
+        pair: [1, 2],
+        day: '2026-11-30',
+        '3': 1.5,
+        tags: ['a', 'b'],
+        squares: [0, 1, 4],
+        path: 'a/b',
+        price: '1.50',
+        error: { error: 'ValueError: bad' },
+      });
     },
     startup,
   );

@@ -36,7 +36,7 @@ const guides: Record<
     intro: 'Run a Python program that calls the tools declared below as async functions',
     rules: (example) => [
       'The program runs as a module (top-level names are globals) with top-level `await`: `return` the result at the top level, or end with an expression, whose value is the result. `asyncio.run(main())` and `if __name__ == "__main__":` work too.',
-      'Arguments and the result are JSON as `json.dumps` writes it: tuples become lists, `datetime`/`date`/`time` ISO strings, int keys strings. `NaN`, a set or bytes fails, naming its path.',
+      'Arguments and the result are JSON as Python encoders write it: tuples, sets (sorted) and generators become lists, `datetime`/`date`/`time`, paths and `Decimal`s strings, exceptions `{"error": "Name: message"}`, int keys strings. `NaN`, bytes or a function fails, naming its path.',
       `Call a tool with keyword arguments or one dict: \`result = await ${example}(key=value)\`; positional arguments work when they fill its required properties in order. Run independent calls at once with \`await asyncio.gather(...)\` (\`asyncio\` is already imported).`,
       'A call that fails (denied by policy, invalid input, the tool’s own error) raises `HostCallError` whose message says why; catch it to carry on.',
       'The standard library can be imported; third-party packages cannot. The declared functions are the only way to reach anything outside the program.',

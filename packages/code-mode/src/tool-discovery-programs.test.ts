@@ -87,3 +87,55 @@ describe.each([
     expect(runCode.description).toContain('refund_payment(');
   });
 });
+
+describe('discovery in Python programs under snake_case names', () => {
+  it('answers sluice.search_tools, describe_tool, describe_namespace and load_tools as the camelCase ones', async () => {
+    const runtime = createPythonCodeRuntime({ wallTimeMs: 10_000 });
+    runtimes.push(runtime);
+    const runCode = createRunCodeTool({
+      context: { codeRuntime: runtime },
+      tools,
+      namespaces,
+      policy: { default: 'allow', rules: [] },
+    });
+    const outcome = await runCode.run({
+      code: [
+        'hits = sluice.search_tools("rain city", namespace="weather", limit=1)',
+        'declaration = sluice.describe_tool(hits[0]["name"])',
+        'guide = sluice.describe_namespace("weather")',
+        'loaded = await sluice.load_tools(["billing.refund_payment"])',
+        'return [hits[0]["name"], "def forecast(" in declaration, guide["instructions"], "refund_payment(" in loaded]',
+      ].join('\n'),
+    });
+    expect(outcome.result?.ok, outcome.rendered.text).toBe(true);
+    expect(outcome.result?.ok && outcome.result.value).toEqual([
+      'weather.forecast',
+      true,
+      'Cities by English name.',
+      true,
+    ]);
+    expect(outcome.result?.calls.map((call) => call.name)).toEqual([
+      'search_tools',
+      'describe_tool',
+      'describe_namespace',
+      'load_tools',
+    ]);
+  });
+
+  it('are Python’s only: a TypeScript program’s sluice has the camelCase names', async () => {
+    const runtime = createWorkerThreadCodeRuntime({ wallTimeMs: 10_000 });
+    runtimes.push(runtime);
+    const runCode = createRunCodeTool({
+      context: { codeRuntime: runtime },
+      tools,
+      policy: { default: 'allow', rules: [] },
+    });
+    const outcome = await runCode.run({ code: 'return Object.keys(sluice).sort();' });
+    expect(outcome.result?.ok && outcome.result.value).toEqual([
+      'describeNamespace',
+      'describeTool',
+      'loadTools',
+      'searchTools',
+    ]);
+  });
+});

@@ -121,11 +121,14 @@ export class ToolDiscovery {
     return { text: wellFormedText(entries.map((entry) => this.catalog.describe(entry)).join('\n')), unknown };
   }
 
-  /** `{ sluice: { searchTools, describeTool, describeNamespace, loadTools } }`, to merge into a run's bindings. */
+  /**
+   * `{ sluice: { searchTools, describeTool, describeNamespace, loadTools } }`, to merge into a run's
+   * bindings; for Python each also under its snake_case name (`search_tools`, …).
+   */
   get bindings(): Bindings {
     const example = JSON.stringify(this.catalog.entries[0]?.path ?? 'tools.search');
     const namespaceExample = JSON.stringify(this.catalog.entries[0]?.binding.namespace ?? 'tools');
-    return {
+    const bindings: Bindings = {
       [discoveryNamespace]: {
         searchTools: async (input: JsonValue, context?: HostCallContext) => {
           const { text, options } = readArguments(input, context, 'query', 'searchTools', '"open issues"');
@@ -158,6 +161,7 @@ export class ToolDiscovery {
         },
       },
     };
+    return this.catalog.language === 'python' ? withSnakeCaseNames(bindings) : bindings;
   }
 
   #hit(entry: CatalogEntry): ToolSearchHit {
@@ -169,6 +173,24 @@ export class ToolDiscovery {
     const near = this.search(text, 5).map((hit) => hit.name);
     return near.length > 0 ? ` Close matches: ${near.join(', ')}.` : '';
   }
+}
+
+/** Each function also under its snake_case name (`searchTools` → `search_tools`), as Python programs write it. */
+function withSnakeCaseNames(bindings: Bindings): Bindings {
+  return Object.fromEntries(
+    Object.entries(bindings).map(([namespace, functions]) => [
+      namespace,
+      {
+        ...functions,
+        ...Object.fromEntries(
+          Object.entries(functions).map(([name, function_]) => [
+            name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`),
+            function_,
+          ]),
+        ),
+      },
+    ]),
+  );
 }
 
 function isRecord(value: unknown): value is Record<string, JsonValue> {

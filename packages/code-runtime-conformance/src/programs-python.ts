@@ -87,7 +87,7 @@ export const pythonPrograms = {
   oversizedValue: lines('print("returning a lot")', 'return "x" * 100000'),
   returnNaN: lines('print("dividing")', 'return {"ratio": float("nan")}'),
   returnCycle: lines('print("linking")', 'node = {}', 'node["self"] = node', 'return node'),
-  returnExotic: lines('print("counting")', 'return {"items": {1, 2, 3}}'),
+  returnExotic: lines('print("counting")', 'return {"items": b"\\x01\\x02\\x03"}'),
   returnFunction: lines('print("formatting")', 'return {"items": [1], "format": lambda n: n * 2}'),
   memoryBomb: lines(
     'print("allocating")',

@@ -135,6 +135,30 @@ class Channel:
 
         `positional`, a list, is the program's positional arguments; `value` is then its keywords or None.
         """
+        future = self.loop.create_future()
+        self._send_call(namespace, name, value, positional, future)
+        return await future
+
+    def call_now(self, namespace, name, value, positional=None):
+        """A host call the program did not await, made at once: sends it and blocks until its reply.
+
+        Replies to other calls that come meanwhile are delivered as usual (their tasks run once the
+        program next yields to its loop). Nothing here stops the clock: the wall-time budget and the
+        host's kill reach a child blocked on fd 3 as they reach any other.
+        """
+        reply = Reply()
+        call_id = self._send_call(namespace, name, value, positional, reply)
+        try:
+            while not reply.done():
+                select.select([self.fd], [], [])
+                self._on_readable()
+        finally:
+            if self.pending.get(call_id) is reply:
+                del self.pending[call_id]  # left by an exception (a signal handler's): a late reply is then ignored
+        return reply.result()
+
+    def _send_call(self, namespace, name, value, positional, waiter):
+        """Checks and sends one `call` frame, with `waiter` (a future, or a Reply) pending on its id."""
         limit = self.limits['hostCallBytes']
         if positional is None:
             problem, encoded, size = sluice_values.check_and_encode(value, self.limits['depth'], limit)
@@ -148,8 +172,7 @@ class Channel:
             )
         self.last_id += 1
         call_id = self.last_id
-        future = self.loop.create_future()
-        self.pending[call_id] = future
+        self.pending[call_id] = waiter
         # The argument is encoded once, above; namespace and name are identifiers, which need no escaping.
         frame = (_CALL if positional is None else _POSITIONAL_CALL) % (
             PROTOCOL_VERSION,
@@ -163,7 +186,7 @@ class Channel:
         except ChannelClosed as error:
             self.pending.pop(call_id, None)
             raise HostCallError('the host ended the run') from error
-        return await future
+        return call_id
 
     def _on_readable(self):
         if self.loop is None:
@@ -210,6 +233,31 @@ class Channel:
             if not future.done():
                 future.set_exception(HostCallError('the host ended the run'))
         self.pending.clear()
+
+
+class Reply:
+    """What `call_now` waits on: settled, as a future would be, when its reply is delivered or the channel closes."""
+
+    __slots__ = ('_value', '_error', '_done')
+
+    def __init__(self):
+        self._value = self._error = None
+        self._done = False
+
+    def done(self):
+        return self._done
+
+    def set_result(self, value):
+        self._value, self._done = value, True
+
+    def set_exception(self, error):
+        self._error, self._done = error, True
+
+    def result(self):
+        if self._error is not None:
+            error, self._error = self._error, None
+            raise error
+        return self._value
 
 
 class _LogSink(io.BufferedIOBase):

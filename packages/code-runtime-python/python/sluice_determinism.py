@@ -255,7 +255,15 @@ class _Order:
                     break
                 frame = json.loads(inbox[start:end])
                 start = end + 1
-                self.arrived[frame.get('id')] = frame
+                waiting = channel.pending.get(frame.get('id'))
+                if type(waiting) is sluice_channel.Reply:
+                    # A call the program did not await blocks it until its reply: nothing else runs
+                    # meanwhile, so delivering it as it comes keeps the run's order its own.
+                    del channel.pending[frame.get('id')]
+                    self.clock.advance_ms(1)
+                    _settle(waiting, frame)
+                else:
+                    self.arrived[frame.get('id')] = frame
         finally:
             del inbox[:start]
 
@@ -271,10 +279,7 @@ class _Order:
             future = pending.pop(first)
             self.clock.advance_ms(1)
             if not future.done():
-                if frame.get('ok') is True:
-                    future.set_result(frame.get('value'))
-                else:
-                    future.set_exception(sluice_channel.HostCallError(str(frame.get('error'))))
+                _settle(future, frame)
             return []
         while self.timers:
             when, _created, timer = heapq.heappop(self.timers)
@@ -284,3 +289,10 @@ class _Order:
                 self.loop._ready.append(timer)
                 return []
         return self.select(None)  # nothing ready or set, and no call unanswered: only the wall clock ends this
+
+
+def _settle(waiter, frame):
+    if frame.get('ok') is True:
+        waiter.set_result(frame.get('value'))
+    else:
+        waiter.set_exception(sluice_channel.HostCallError(str(frame.get('error'))))

@@ -5,6 +5,7 @@ it does a coroutine of the program dropped without being awaited; and using one 
 fails with a message that names the call and says to `await` it.
 """
 
+import _thread
 import asyncio
 import collections.abc
 import sys
@@ -21,6 +22,7 @@ class HostCalls:
         self.qualified = {}  # function name → ['namespace.name', ...]
         self.waiting = {}  # serial → (call text, line) of calls not awaited yet
         self.serial = 0
+        self.main_thread = None  # the thread the program runs in (see install)
 
     def namespace(self, namespace, names):
         """The object bound as `namespace` in the program, with one function per granted name."""
@@ -33,6 +35,7 @@ class HostCalls:
         several namespaces is not bound, and `name_hint` then names each.
         """
         self.qualified = {}
+        self.main_thread = _thread.get_ident()
         for namespace, names in bindings.items():
             program_globals[namespace] = self.namespace(namespace, names)
             for name in names:
@@ -106,6 +109,31 @@ def _program_line(frame):
     return frame.f_lineno if frame.f_code.co_filename == sluice_program.PROGRAM_FILE else None
 
 
+def call_now(function, /, *args, **kwargs):
+    """`__sluice_sync__(function, ...)` in the program: a host call not awaited where its value is used
+    is made at once, blocking; what anything else returns (a function of the program that has a tool's
+    name, say) is returned as it is."""
+    value = function(*args, **kwargs)
+    if type(value) is HostCall and value._coroutine is None:
+        return value.now()
+    return value
+
+
+class _Made:
+    """The `_coroutine` of a call made at once (`now`): it cannot be awaited or sent again."""
+
+    def __await__(self):
+        raise RuntimeError('this host call was already made without `await`; use the value it returned')
+
+    send = throw = __await__
+
+    def close(self):
+        pass
+
+
+_MADE = _Made()
+
+
 class HostCall(collections.abc.Coroutine):
     """One call of a host function: awaited (or gathered, or made a task) it is sent to the host."""
 
@@ -120,24 +148,42 @@ class HostCall(collections.abc.Coroutine):
     def call_text(self):
         return f'{self._namespace}.{self._name}(...)'
 
+    def _arguments(self):
+        """(input, positional) for the call frame, taken once: a call is sent at most once."""
+        self._calls.waiting.pop(self._serial, None)
+        args, kwargs = self._args, self._kwargs
+        self._args = self._kwargs = None
+        if not args or (len(args) == 1 and (isinstance(args[0], dict) or args[0] is None) and not kwargs):
+            return (args[0] if args else (kwargs if kwargs else None)), None
+        # Positional: the host maps the arguments to the tool's properties (see HostCallContext.positional).
+        return (kwargs if kwargs else None), list(args)
+
     def _start(self):
         if self._coroutine is None:
-            self._calls.waiting.pop(self._serial, None)
-            args, kwargs, label = self._args, self._kwargs, f'{self._namespace}.{self._name}()'
-            self._args = self._kwargs = None
             channel = self._calls.channel
             if asyncio._get_running_loop() is not channel.loop:
+                self._calls.waiting.pop(self._serial, None)
                 raise RuntimeError(
-                    f'{label} runs in the program\'s own event loop: await it in the program (or use asyncio.run), '
-                    'not in an event loop of its own'
+                    f'{self._namespace}.{self._name}() runs in the program\'s own event loop: await it in the program '
+                    '(or use asyncio.run), not in an event loop of its own'
                 )
-            if not args or (len(args) == 1 and (isinstance(args[0], dict) or args[0] is None) and not kwargs):
-                value, positional = (args[0] if args else (kwargs if kwargs else None)), None
-            else:
-                # Positional: the host maps the arguments to the tool's properties (see HostCallContext.positional).
-                value, positional = (kwargs if kwargs else None), list(args)
+            value, positional = self._arguments()
             self._coroutine = channel.call(self._namespace, self._name, value, positional)
         return self._coroutine
+
+    def now(self):
+        """Makes the call at once and returns its result, blocking the program until the host answers.
+
+        What a call the program did not await becomes where its value is used (see sluice_sync_calls).
+        """
+        if self._coroutine is not None:
+            raise RuntimeError(f'{self.call_text()} was already awaited')
+        if _thread.get_ident() != self._calls.main_thread:
+            self._calls.waiting.pop(self._serial, None)
+            raise RuntimeError(f'{self.call_text()} without `await` is made only in the program\'s main thread')
+        self._coroutine = _MADE
+        value, positional = self._arguments()
+        return self._calls.channel.call_now(self._namespace, self._name, value, positional)
 
     def __await__(self):
         return self._start().__await__()

@@ -11,7 +11,10 @@ the AST, never on the text, so every line number stays the model's own:
   program's own event loop;
 - a program that only declares, and defines exactly one function it never calls (`async def
   main(): ...` alone), has that function called and its value returned; two such functions are
-  refused, naming both.
+  refused, naming both;
+- a host call written without `await` where its value is used is made at once (sluice_sync_calls);
+- `final_answer(x)` (smolagents, Monty) ends the program with `x`, from anywhere: a bare `except:`
+  or `except BaseException` lets it through, as one around a top-level `return` does.
 
 A markdown fence around the whole program (```python … ```) is blanked line by line, so line
 numbers do not move.
@@ -25,6 +28,8 @@ import io
 import linecache
 import sys
 import traceback
+
+import sluice_sync_calls
 
 #: The file name the program's code objects carry; tracebacks keep only frames from it.
 PROGRAM_FILE = '<program>'
@@ -63,9 +68,26 @@ def _reraise_return():
 
 
 def install(module):
-    """Puts the names the rewritten program calls into `module`, the program's builtins."""
+    """Puts the names the rewritten program calls, and `final_answer`, into `module`, the program's builtins."""
     setattr(module, _RETURN, ProgramReturn)
     setattr(module, _RETURNING, _reraise_return)
+    module.final_answer = final_answer
+
+
+#: The value of the program's first `final_answer(...)`, once it has called it (one run per process).
+_answered = []
+
+
+def final_answer(answer=None):
+    """Ends the program with `answer` as its value, as smolagents' and Monty's `final_answer` do.
+
+    It raises `ProgramReturn`, so `finally` blocks run; the first answer given stays the value even
+    where the program swallows it and goes on (`contextlib.suppress(BaseException)`, a thread, a task
+    nobody awaits).
+    """
+    if not _answered:
+        _answered.append(answer)
+    raise ProgramReturn(answer)
 
 
 class Program:
@@ -280,6 +302,27 @@ def _call_lone_function(tree):
     body.append(_raise_return(call, last, final=True))
 
 
+def _guard_answers(tree):
+    """Every handler that catches `BaseException` (bare `except:` too) lets an answer through, as one
+    around a top-level `return` does (see `_TopLevel`): `final_answer` may be called in any function."""
+    for node in ast.walk(tree):
+        if not isinstance(node, _TRIES):
+            continue
+        for handler in node.handlers:
+            if not _catches_everything(handler.type):
+                continue
+            first = handler.body[0]
+            if not (isinstance(first, ast.Expr) and isinstance(first.value, ast.Call) and getattr(first.value.func, 'id', None) == _RETURNING):
+                handler.body.insert(0, _returning_guard(first))
+
+
+def _catches_everything(caught):
+    if caught is None:
+        return True
+    names = caught.elts if isinstance(caught, ast.Tuple) else [caught]
+    return any(getattr(name, 'id', getattr(name, 'attr', None)) == 'BaseException' for name in names)
+
+
 def _awaited(function, arguments=''):
     """How to call `function` at the top level: `await main()` for a coroutine function, `main()` otherwise."""
     call = f'{function.name}({arguments})'
@@ -290,14 +333,24 @@ def _is_docstring(statement):
     return isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant) and isinstance(statement.value.value, str)
 
 
-def compile_program(source):
-    """The program as a `Program`. Raises SyntaxError (or ValueError for a NUL byte)."""
+def compile_program(source, bindings=None):
+    """The program as a `Program`. Raises SyntaxError (or ValueError for a NUL byte).
+
+    `bindings` (namespace → granted names) are the host functions whose calls without `await` are
+    made at once where their value is used (see sluice_sync_calls).
+    """
     source = _unfence(source)
     linecache.cache[PROGRAM_FILE] = (len(source), None, source.splitlines(True), PROGRAM_FILE)
     tree = ast.parse(source, PROGRAM_FILE, 'exec')
     if 'asyncio.run' in source or 'run_until_complete' in source:
         rewrite = _AsyncioRun()
         tree.body = [rewrite.visit(statement) for statement in tree.body]
+    if bindings:
+        namespaces, names = frozenset(bindings), {name for granted in bindings.values() for name in granted}
+        if sluice_sync_calls.may_call_unawaited(source, namespaces, names):
+            sluice_sync_calls.rewrite(tree, namespaces, names)
+    if 'final_answer' in source:
+        _guard_answers(tree)
     top_level = _TopLevel()
     top_level.statements(tree.body)
     if top_level.returns == 0:
@@ -314,7 +367,8 @@ def execute(program, program_globals, loop):
     module code, outside the loop, so that `asyncio.run` in it runs in `loop` (see `_asyncio_run`).
     A value that is awaitable (`return tools.get(...)`, a final `main()` of an `async def`) is
     awaited in `loop` and its result is the value, as an async function's returned promise is in
-    JavaScript.
+    JavaScript. Once the program has called `final_answer`, its first answer is the value, however
+    the program then ended.
     """
     try:
         if program.is_coroutine:
@@ -323,11 +377,13 @@ def execute(program, program_globals, loop):
             exec(program.code, program_globals)  # noqa: S102
     except BaseException as error:
         signal = returned(error)
-        if signal is None:
+        if signal is None and not _answered:
             raise
-        has_value, value = signal.outcome()
+        has_value, value = (True, _answered[0]) if _answered else signal.outcome()
     else:
-        return False, None
+        if not _answered:
+            return False, None
+        has_value, value = True, _answered[0]  # caught by the program, which then went on to its end
     if has_value and inspect.isawaitable(value):
         value = loop.run_until_complete(value)
     return has_value, value

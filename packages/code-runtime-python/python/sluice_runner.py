@@ -21,12 +21,18 @@ import sluice_determinism
 import sluice_host_calls
 import sluice_memory
 import sluice_program
+import sluice_sync_calls
 import sluice_values
 
 PROTOCOL_VERSION = sluice_channel.PROTOCOL_VERSION
 
 #: The only environment a program sees; `{directory}` is its private working directory. Pinned by a test.
 CHILD_ENVIRONMENT = {'HOME': '{directory}', 'LANG': 'C.UTF-8', 'TMPDIR': '{directory}'}
+
+#: Modules a program may use without importing them, as in Anthropic's programmatic tool calling (`json.loads(await
+#: tools.x())`): each is the module `import` would give it, one the zygote has already imported (itself, for asyncio,
+#: or in WARM_MODULES), bound as a global only when the program's text names it. Pinned by a test.
+PROGRAM_MODULES = ('asyncio', 'collections', 'datetime', 'functools', 'itertools', 'json', 'math', 're', 'statistics')
 
 #: Exit codes for a child that could not report: the runner itself failed, or memory ran out while reporting.
 EXIT_RUNNER_FAILED = 70
@@ -123,6 +129,7 @@ def warm_up(context):
     loop's machinery, the JSON codecs) is then built once, for every child, instead of in each."""
     loop = context['loop']
     sluice_program.compile_program('value = [1]\nreturn value\n')
+    sluice_program.compile_program(_WARM_PROGRAM, _WARM_BINDINGS)
     loop.run_until_complete(_tick())
     sluice_values.encode_frame({'v': PROTOCOL_VERSION, 'type': 'log', 'text': 'é'})
     json.loads('{"v": 1, "value": [1.5, null]}')
@@ -248,7 +255,7 @@ def _warm_loop(loop):
 
 
 def _warm_compile(_loop):
-    sluice_program.compile_program(_WARM_PROGRAM)
+    sluice_program.compile_program(_WARM_PROGRAM, _WARM_BINDINGS)
 
 
 def _warm_values(_loop):
@@ -262,6 +269,7 @@ _CLAIM_WAIT_MS = 2
 
 #: A program of the usual shape, compiled by each child before its own (see _warm_while_waiting).
 _WARM_PROGRAM = 'items = await tools.get({"q": [1]})\nfor item in items:\n    print(f"{item}")\nreturn {"n": len(items) + 1}\n'
+_WARM_BINDINGS = {'tools': ['get']}
 
 
 def _run(channel, loop, request, prepared):
@@ -277,7 +285,7 @@ def _run(channel, loop, request, prepared):
     # Head-room for reporting, freed when the program runs out of memory: address space only.
     reserve = sluice_memory.AddressSpaceReserve(256 * 1024)
     try:
-        program = sluice_program.compile_program(request['program'])
+        program = sluice_program.compile_program(request['program'], request['bindings'])
     except Exception as error:  # noqa: BLE001  (a NUL byte or a lone surrogate fails as ValueError or UnicodeError)
         _finish(channel, {'ok': False, 'error': {'kind': 'exception', **sluice_program.describe_error(error)}}, prepared)
         return
@@ -286,13 +294,31 @@ def _run(channel, loop, request, prepared):
     program_globals.update({'__builtins__': sys.modules['builtins'], 'asyncio': asyncio})
     host_calls = prepared.host_calls
     host_calls.install(program_globals, request['bindings'], sys.modules['builtins'].__dict__)
+    granted = host_calls.qualified.get('final_answer')
+    if granted is not None and len(granted) == 1 and 'final_answer' not in program_globals:
+        # Over the builtin: the host's tool of that name is the one the model was shown.
+        namespace = granted[0].split('.', 1)[0]
+        program_globals['final_answer'] = getattr(program_globals[namespace], 'final_answer')
+    # After the tools, so a namespace or bare tool name of the same name is what the declarations show;
+    # only the modules the source names, since binding one writes to its object (a page a child copies).
+    source = request['program']
+    for name in PROGRAM_MODULES:
+        if name in source and name not in program_globals:
+            module = sys.modules.get(name)
+            if module is not None:
+                program_globals[name] = module
     failure = None
-    has_value = value = None
+    has_value = value = checked = None
     try:
         try:
             has_value, value = sluice_program.execute(program, program_globals, loop)
         finally:
             _quiesce()
+        if has_value:
+            # Reading the value can run the program's code (a generator's body, an exception's __str__, a
+            # set's comparisons): with nothing it armed left to interrupt it, and anything that code arms
+            # stopped again below. What comes back is a tuple of bytes and numbers.
+            checked = sluice_values.check_and_encode(value, limits['depth'], limits['valueBytes'])
     except BaseException as error:  # noqa: BLE001  (SystemExit and KeyboardInterrupt are program errors too)
         failure = error
     # Again: a handler that raised on the way into the first one is the program's error, not the runner's.
@@ -313,7 +339,7 @@ def _run(channel, loop, request, prepared):
         except MemoryError:
             outcome = {'ok': False, 'error': {'kind': 'memory', 'name': 'MemoryError', 'message': 'MemoryError'}}
     else:
-        outcome = _value_outcome(value, limits) if has_value else {'ok': True}
+        outcome = _value_outcome(checked) if has_value else {'ok': True}
         never_awaited = host_calls.never_awaited()
         if outcome['ok'] and never_awaited is not None:
             outcome = {'ok': False, 'error': {'kind': 'exception', **never_awaited}}
@@ -380,18 +406,20 @@ def _program_builtins():
     module = types.ModuleType('builtins', builtins.__doc__)
     module.__dict__.update(builtins.__dict__)
     module.HostCallError = sluice_channel.HostCallError
+    setattr(module, sluice_sync_calls.SYNC, sluice_host_calls.call_now)
     sluice_program.install(module)
     return module
 
 
-def _value_outcome(value, limits):
-    problem, encoded, size = sluice_values.check_and_encode(value, limits['depth'], limits['valueBytes'])
+def _value_outcome(checked):
+    """The `done` outcome for a value `check_and_encode` has checked: its encoding, which `_finish` sends as it is."""
+    problem, encoded, size = checked
     if problem is not None:
         return {'ok': False, 'error': {'kind': 'invalid-output', 'message': problem}}
     if encoded is None:
         message = f'{size} or more bytes of JSON'
         return {'ok': False, 'error': {'kind': 'output-limit', 'message': message}}
-    return {'ok': True, 'value': value}
+    return {'ok': True, 'value': encoded}
 
 
 def _finish(channel, outcome, prepared):
@@ -407,7 +435,11 @@ def _finish(channel, outcome, prepared):
     }
     # The frame is bytes before anything else happens: nothing that runs from here on can change it.
     # Sealed, the channel drops what the program's threads still print instead of sending it after `done`.
+    # The value is already JSON (see _value_outcome): it goes in as those bytes, not encoded again.
+    value = outcome.pop('value', None)
     done = sluice_values.encode_frame({'v': PROTOCOL_VERSION, 'type': 'done', **outcome})
+    if value is not None:
+        done = done[:-2] + b',"value":' + value + b'}\n'
     channel.seal()
     # End of output first, then the result, then end of frames: the host finishes the run once it
     # has all three, without waiting for this process to be torn down.

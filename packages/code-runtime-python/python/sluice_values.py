@@ -1,10 +1,14 @@
 """Values crossing fd 3: checked to be JSON as `json.dumps` would write it, encoded as one compact line.
 
 Accepted as `json.dumps` users expect: dict, list, tuple (an array), str (a subclass such as a
-`StrEnum` as its text), int within ±(2**53 - 1), finite float, bool, None; also, as
-`json.dumps(default=...)` users write it, `datetime`, `date` and `time` (their `isoformat()`
-string), and int keys (their decimal string). Everything else is refused with the path to it and
-the fix.
+`StrEnum` as its text), int within ±(2**53 - 1), finite float, bool, None; also, as the encoders
+of Python's ecosystem write them (`json.dumps(default=...)`, pydantic, Django): `datetime`, `date`
+and `time` (their `isoformat()` string), int keys (their decimal string), a set or frozenset (an
+array, sorted when its items compare), a `pathlib` path (its text), a `Decimal` (its text, exactly
+as written: `"12.50"`), an exception (`{"error": "<Name>: <message>"}`, as `asyncio.gather(...,
+return_exceptions=True)` leaves them), and a generator or any other iterator, a `range`, a dict
+view or a `deque` (an array of what it yields, read once). Everything
+else — bytes, functions, cycles, NaN, integers beyond 2**53 — is refused with the path and the fix.
 """
 
 import collections.abc
@@ -12,13 +16,28 @@ import json
 import math
 import reprlib
 import sys
+import types
 
 _DONE = object()
+#: The arrays, strings and objects standing for converted values (a set, a generator, a Decimal, …)
+#: during one check and its encoding, by the id of the value, innermost check last: a generator
+#: walked is spent, so the encoder writes what the walk read. A check within a check (a generator
+#: that makes a host call) has its own.
+_converted = []
+#: Read into an array, as `list(...)` would, items produced as they are walked: these, and any other
+#: iterator that is not a coroutine (`iter(...)`, `reversed([...])`, a file's lines, the program's own).
+_STREAMED = (types.GeneratorType, map, filter, zip, enumerate, reversed, range)
+#: Sized collections read into an array: dict views and deques.
+_VIEWS = (type({}.keys()), type({}.values()), type({}.items()), collections.deque)
 
 
 def json_problem(value, depth_limit):
     """Where `value` stops being JSON, as a sentence naming the fix, or None when it is fine."""
-    return _walk(value, depth_limit, math.inf)[0]
+    _converted.append({})
+    try:
+        return _walk(value, depth_limit, math.inf)[0]
+    finally:
+        _converted.pop()
 
 
 def _walk(root, depth_limit, limit_bytes, label='$', outer=0):
@@ -30,8 +49,9 @@ def _walk(root, depth_limit, limit_bytes, label='$', outer=0):
     Strings are counted exactly, numbers within bounds: an int by its bits, a float as 3 to 24 bytes.
     `outer` levels of nesting enclose `root` where it is sent (a call's arguments list).
     """
-    frames = []  # one [items iterator, current key, id, the dict or None] per open container, outermost first
+    frames = []  # one [items iterator, current key, id, the dict or None, streamed] per open container, outermost first
     open_ids = {}
+    converted = _converted[-1]
     low = high = 0
     value = root
     while True:
@@ -63,36 +83,67 @@ def _walk(root, depth_limit, limit_bytes, label='$', outer=0):
             size = _string_bytes(str.__str__(value), limit_bytes - low)
             low += size
             high += size
-        elif isinstance(value, (dict, list, tuple)):
+        elif isinstance(value, (dict, list, tuple)) or _is_streamed(value):
             if len(frames) + outer >= depth_limit:
                 return _at(frames, f'is nested deeper than {depth_limit} levels', label), low, high
             key = id(value)
             if key in open_ids:
                 return _at(frames, f'is a cycle back to {_path(frames[: open_ids[key]], label)}', label), low, high
+            streamed = not isinstance(value, (dict, list, tuple))
+            if streamed and key in converted:
+                value = converted[key]  # reached again, spent: what it was read into the first time
+                continue
             open_ids[key] = len(frames)
-            low += 2 + max(len(value) - 1, 0)  # brackets and commas
-            high += 2 + max(len(value) - 1, 0)
-            if isinstance(value, dict):
-                frames.append([iter(value.items()), None, key, value])
+            if streamed:
+                # Read as walked, so an endless one stops at the budget; its commas are counted item by item.
+                items = converted[key] = []
+                low += 2
+                high += 2
+                frames.append([enumerate(_read_into(value, items)), None, key, None, True])
             else:
-                frames.append([enumerate(value), None, key, None])
+                low += 2 + max(len(value) - 1, 0)  # brackets and commas
+                high += 2 + max(len(value) - 1, 0)
+                if isinstance(value, dict):
+                    frames.append([iter(value.items()), None, key, value, False])
+                else:
+                    frames.append([enumerate(value), None, key, None, False])
         elif _is_datetime(value):
             size = len(value.isoformat()) + 2
             low += size
             high += size
         else:
-            return _at(frames, _unjsonable(value), label), low, high
+            known = converted.get(id(value))
+            if known is not None:
+                value = known  # reached again: what it was read into the first time
+                continue
+            if isinstance(value, (set, frozenset) + _VIEWS):
+                # Each item is at least one byte and a comma: a collection too large for the budget is not copied.
+                least = 2 * len(value) + 1
+                if low + least > limit_bytes:
+                    return None, low + least, high + least
+            replacement = _replacement(value)
+            if replacement is None:
+                return _at(frames, _unjsonable(value), label), low, high
+            converted[id(value)] = replacement
+            value = replacement
+            continue
         if low > limit_bytes:
             return None, low, high
         # The next value: the next item of the innermost open container, closing finished ones.
         while frames:
             frame = frames[-1]
-            item = next(frame[0], _DONE)
+            try:
+                item = next(frame[0], _DONE)
+            except Exception as error:  # noqa: BLE001  (a generator's own code raised while it was read)
+                return _at(frames[:-1], f'is an iterator that raised {_error_text(error)} while it was read', label), low, high
             if item is _DONE:
                 frames.pop()
                 del open_ids[frame[2]]
                 continue
             name, value = item
+            if frame[4] and name:
+                low += 1  # the comma before a streamed item
+                high += 1
             if frame[3] is not None:
                 if type(name) is str or isinstance(name, str):
                     size = _string_bytes(str.__str__(name), limit_bytes - low) + 1  # the colon
@@ -107,6 +158,49 @@ def _walk(root, depth_limit, limit_bytes, label='$', outer=0):
             break
         else:
             return None, low, high
+
+
+def _is_streamed(value):
+    if isinstance(value, _STREAMED):
+        return True
+    return isinstance(value, collections.abc.Iterator) and not isinstance(value, collections.abc.Coroutine)
+
+
+def _read_into(source, items):
+    """Yields what `source` yields, keeping each item in `items` (what the encoder then writes)."""
+    for item in source:
+        items.append(item)
+        yield item
+
+
+def _replacement(value):
+    """What a value JSON cannot carry as it is crosses as (a list, a string or a dict), or None."""
+    if isinstance(value, (set, frozenset)):
+        try:
+            return sorted(value)
+        except Exception:  # noqa: BLE001  (items that do not compare keep the set's order)
+            return list(value)
+    if isinstance(value, _VIEWS):
+        return list(value)
+    if isinstance(value, BaseException):
+        return {'error': _error_text(value)}
+    module = sys.modules.get('decimal')  # only a program that imported it can hold one
+    if module is not None and isinstance(value, module.Decimal):
+        return module.Decimal.__str__(value)
+    module = sys.modules.get('pathlib')
+    if module is not None and isinstance(value, module.PurePath):
+        return module.PurePath.__str__(value)
+    return None
+
+
+def _error_text(error):
+    """`Name: message`, as a traceback's last line writes an exception (`Name` when it has no message)."""
+    try:
+        text = str(error)
+    except Exception:  # noqa: BLE001  (a __str__ that fails)
+        text = '<exception str() failed>'
+    name = type(error).__name__
+    return f'{name}: {text}' if text else name
 
 
 #: Integers of at most this many bits are within ±(2**53 - 1).
@@ -181,12 +275,8 @@ def _unjsonable(value):
     if isinstance(value, collections.abc.Coroutine):
         call = not_awaited_call(value)
         return f'is {call}, which was never awaited: write `await {call}`'
-    if isinstance(value, (set, frozenset)):
-        fix = 'use a list: sorted(...) or list(...)'
-    elif isinstance(value, (bytes, bytearray, memoryview)):
+    if isinstance(value, (bytes, bytearray, memoryview)):
         fix = 'decode it to a string (.decode(), or base64)'
-    elif type(value).__name__ == 'Decimal':
-        fix = 'use float(...) or str(...)'
     elif hasattr(value, '__dataclass_fields__'):
         fix = 'use dataclasses.asdict(...)'
     elif isinstance(value, collections.abc.Iterable):
@@ -218,7 +308,11 @@ def _shown(value):
 
 
 def _to_json(value):
-    """`default` for json.dumps: what the walker accepted beyond plain JSON (datetimes)."""
+    """`default` for json.dumps: what the walker accepted beyond plain JSON (converted values, datetimes)."""
+    if _converted:
+        known = _converted[-1].get(id(value))
+        if known is not None:
+            return known
     if _is_datetime(value):
         return value.isoformat()
     raise TypeError(f'Object of type {type(value).__name__} is not JSON serializable')
@@ -256,17 +350,25 @@ def check_and_encode(value, depth_limit, limit_bytes):
     limit, so a value that reaches the same container many times (`v = [v, v]` repeated) is never
     written out in full. Measured in docs/decisions/2026-11-30-python-value-memory.md.
     """
-    problem, low, high = _walk(value, depth_limit, limit_bytes)
-    return _encoded(problem, low, high, value, limit_bytes)
+    _converted.append({})
+    try:
+        problem, low, high = _walk(value, depth_limit, limit_bytes)
+        return _encoded(problem, low, high, value, limit_bytes)
+    finally:
+        _converted.pop()
 
 
 def check_and_encode_call(positional, keywords, depth_limit, limit_bytes):
     """`check_and_encode` of a host call's `[positional, keywords]`, a problem named as the program wrote it (`args[0]`)."""
-    problem, low, high = _walk(positional, depth_limit, limit_bytes, 'args', 1)
-    if problem is None and low <= limit_bytes:
-        problem, more_low, more_high = _walk(keywords, depth_limit, limit_bytes - low, '$', 1)
-        low, high = low + more_low + 3, high + more_high + 3
-    return _encoded(problem, low, high, [positional, keywords], limit_bytes)
+    _converted.append({})
+    try:
+        problem, low, high = _walk(positional, depth_limit, limit_bytes, 'args', 1)
+        if problem is None and low <= limit_bytes:
+            problem, more_low, more_high = _walk(keywords, depth_limit, limit_bytes - low, '$', 1)
+            low, high = low + more_low + 3, high + more_high + 3
+        return _encoded(problem, low, high, [positional, keywords], limit_bytes)
+    finally:
+        _converted.pop()
 
 
 def _encoded(problem, low, high, value, limit_bytes):

@@ -1,4 +1,4 @@
-// `npx tsx packages/code-runtime-python/scripts/measure-run-cost.ts [package directory] [runs] [callers]`
+// `npx tsx packages/code-runtime-python/scripts/measure-run-cost.ts [package directory] [runs] [callers] [--unawaited | --modules]`
 // prints what one run costs at N callers, by process: the host's CPU (`process.cpuUsage()`), the
 // zygote's own CPU and page faults, and its reaped children's (`/proc/<zygote>/stat`). CPU moves
 // with the machine's load and fault counts do not. To compare two trees, copy each one's `dist` and
@@ -8,7 +8,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-const [directory = resolve(import.meta.dirname, '..'), runs = '1000', callers = '8'] = process.argv.slice(2);
+const options = process.argv.slice(2);
+const [directory = resolve(import.meta.dirname, '..'), runs = '1000', callers = '8'] = options.filter(
+  (option) => !option.startsWith('--'),
+);
 const { createPythonCodeRuntime } = (await import(
   pathToFileURL(resolve(directory, 'dist/index.js')).href
 )) as typeof import('../dist/index.js');
@@ -41,7 +44,14 @@ function zygotePid(): number {
 }
 
 const runtime = createPythonCodeRuntime();
-const program = 'r = await tools.echo({"x": 1})\nprint(r["x"])\nreturn r["x"] + 1';
+// `--unawaited`: the call without `await`, made at once where its value is used; `--modules`: `json` used unimported.
+const programs: Record<string, string> = {
+  awaited: 'r = await tools.echo({"x": 1})\nprint(r["x"])\nreturn r["x"] + 1',
+  unawaited: 'r = tools.echo({"x": 1})\nprint(r["x"])\nreturn r["x"] + 1',
+  modules: 'r = await tools.echo({"x": 1})\nprint(json.dumps(r))\nreturn r["x"] + 1',
+};
+const program = programs[options.find((option) => option.startsWith('--'))?.slice(2) ?? 'awaited'];
+if (program === undefined) throw new Error(`unknown option; one of --${Object.keys(programs).join(', --')}`);
 const bindings = { tools: { echo: async (input: unknown) => input as null } };
 async function burst(count: number): Promise<void> {
   let started = 0;

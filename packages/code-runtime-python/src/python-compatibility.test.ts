@@ -267,6 +267,19 @@ const programs: Array<{ style: string; program: string; value: JsonValue }> = [
     value: { report: { city: 'Cairo', tempC: 27 }, pair: [1, 2] },
   },
   {
+    style: 'smolagents / Monty: a host call without await, its result indexed',
+    program: python('weather = tools.get_weather(city="Oslo")', 'weather["tempC"]'),
+    value: 4,
+  },
+  {
+    style: 'smolagents / Monty: host calls collected in a list without await',
+    program: python(
+      'reports = [tools.get_weather(city=c) for c in ["Oslo", "Cairo"]]',
+      'return [r["tempC"] for r in reports]',
+    ),
+    value: [4, 27],
+  },
+  {
     style: 'async main() called without asyncio.run under the __main__ idiom',
     program: python('async def main():', '    return 1', 'if __name__ == "__main__":', '    main()'),
     value: 1,
@@ -276,14 +289,13 @@ const programs: Array<{ style: string; program: string; value: JsonValue }> = [
 // Programs models write that cannot run as written: each fails naming the fix.
 const refused: Array<{ style: string; program: string; kind: string; fix: string }> = [
   {
-    style: 'a host call without await, its result indexed',
-    program: python('weather = tools.get_weather(city="Oslo")', 'weather["tempC"]'),
-    kind: 'exception',
-    fix: 'write `await tools.get_weather(...)`',
-  },
-  {
-    style: 'host calls collected in a list, never gathered',
-    program: python('pending = [tools.get_weather(city=c) for c in ["Oslo", "Cairo"]]', 'return len(pending)'),
+    style: 'host calls collected for asyncio.gather, which is never reached',
+    program: python(
+      'pending = [tools.get_weather(city=c) for c in ["Oslo", "Cairo"]]',
+      'if len(pending) > 5:',
+      '    await asyncio.gather(*pending)',
+      'return len(pending)',
+    ),
     kind: 'exception',
     fix: '2 calls were never awaited, so they never ran; the first is tools.get_weather(...) on line 1',
   },

@@ -68,7 +68,7 @@ export function outcomeOfDone(
     case 'invalid-output':
       failure = {
         kind: 'invalid-output',
-        message: `The program returned a value that is not JSON: ${error.message}. A value may hold dicts with string keys, lists, tuples, strings, finite numbers, booleans, None and datetimes.`,
+        message: `The program returned a value that is not JSON: ${error.message}. A value may hold dicts with string keys, lists, tuples, strings, finite numbers, booleans and None; sets, generators, datetimes, paths, Decimals and exceptions are converted.`,
       };
       break;
     default:

@@ -1,5 +1,6 @@
-// Runs one compatibility program through run_code and judges it: the value it must return, or a
-// failure whose message names the fix. A run that ends ok without a value never passes.
+// Runs one compatibility program through run_code and judges it: the value it must return (or, for
+// a program whose answer is its output, the lines it must print), or a failure whose message names
+// the fix. A run that ends ok without a value passes only when its case expects printed lines.
 import type { CodeRuntime } from '@sluice/code-runtime';
 import type { PolicyDefinition, Tool } from '@sluice/permissions';
 import { expect } from 'vitest';
@@ -12,14 +13,14 @@ export interface CompatibilityCase {
   readonly style: string;
   readonly program: string;
   /**
-   * The value it returns (vitest asymmetric matchers allowed inside); or `prints` for a program that
-   * returns nothing and prints its answer (then `logs` is what it must print); or a regex the failure
-   * message must match.
+   * The value it returns (vitest asymmetric matchers allowed inside); the lines it prints, for a
+   * program whose answer is its output (Anthropic's programmatic tool calling reads what the code
+   * prints); or a regex the failure message must match.
    */
-  readonly expect: { readonly value: unknown } | { readonly prints: true } | { readonly fails: RegExp };
-  /** When given, the run's log lines, in order. */
-  readonly logs?: readonly string[];
-  /** When given, the host calls the run made, in order, as `namespace.name` (the namespace that recorded each). */
+  readonly expect: { readonly value: unknown } | { readonly printed: readonly unknown[] } | { readonly fails: RegExp };
+  /** The lines it logs, in order (matchers allowed), checked with its value when stated. */
+  readonly logs?: readonly unknown[];
+  /** The host calls it makes, in order, as `namespace.name`, checked with its value when stated. */
   readonly calls?: readonly string[];
   /** Why a failure is the right outcome for now. */
   readonly note?: string;
@@ -47,20 +48,21 @@ export function compatibilityTool(runtime: CodeRuntime, tools: readonly Tool[] =
 export async function judge(tool: RunCodeTool, testCase: CompatibilityCase): Promise<CompatibilityOutcome> {
   const { result, rendered } = await tool.run({ code: testCase.program });
   if (result === undefined) return { verdict: 'wrong', detail: rendered.text };
-  const logs = result.logs.map((line) => line.text);
-  if (testCase.logs !== undefined && !matches(logs, testCase.logs)) {
-    return { verdict: 'wrong', detail: `logged ${JSON.stringify(logs)}` };
-  }
+  const logs = result.logs.map((entry) => entry.text);
   const calls = result.calls.map((call) => `${call.namespace}.${call.name}`);
-  if (testCase.calls !== undefined && !matches(calls, testCase.calls)) {
-    return { verdict: 'wrong', detail: `called ${JSON.stringify(calls)}` };
-  }
+  const trace = `logs ${JSON.stringify(logs)}; calls ${JSON.stringify(calls)}`;
+  const logged = testCase.logs === undefined || matches(logs, testCase.logs);
+  const called = testCase.calls === undefined || matches(calls, testCase.calls);
+  if (!logged || !called) return { verdict: 'wrong', detail: trace };
   if (result.ok) {
-    const detail = Object.hasOwn(result, 'value') ? `ok, value ${JSON.stringify(result.value)}` : 'ok without a value';
-    // A program that prints its answer is judged by its logs (above), and returns nothing.
-    if ('prints' in testCase.expect) return { verdict: Object.hasOwn(result, 'value') ? 'wrong' : 'value', detail };
-    if (!('value' in testCase.expect) || !Object.hasOwn(result, 'value')) return { verdict: 'wrong', detail };
-    return { verdict: matches(result.value, testCase.expect.value) ? 'value' : 'wrong', detail };
+    const answer = Object.hasOwn(result, 'value') ? `ok, value ${JSON.stringify(result.value)}` : 'ok without a value';
+    const detail = `${answer}; ${trace}`;
+    if ('fails' in testCase.expect) return { verdict: 'wrong', detail };
+    const answered =
+      'value' in testCase.expect
+        ? Object.hasOwn(result, 'value') && matches(result.value, testCase.expect.value)
+        : matches(logs, testCase.expect.printed);
+    return { verdict: answered ? 'value' : 'wrong', detail };
   }
   const detail = `${result.failure.kind}: ${result.failure.message}`;
   if ('fails' in testCase.expect && testCase.expect.fails.test(result.failure.message)) {

@@ -154,8 +154,7 @@ const allRows = await gdrive.getSheet({ sheetId: 'abc123' });
 const pendingOrders = allRows.filter(row => row["Status"] === 'pending');
 console.log(\`Found \${pendingOrders.length} pending orders\`);
 console.log(pendingOrders.slice(0, 5).map(row => row.orderId)); // Only log first 5 for review`,
-    expect: { prints: true },
-    logs: ['Found 3 pending orders', "[ 'A-1', 'A-3', 'A-4' ]"],
+    expect: { printed: ['Found 3 pending orders', "[ 'A-1', 'A-3', 'A-4' ]"] },
     calls: ['google_drive.getSheet'],
   },
   {
@@ -169,8 +168,7 @@ while (!found) {
   if (!found) await new Promise(r => setTimeout(r, 5000));
 }
 console.log('Deployment notification received');`,
-    expect: { prints: true },
-    logs: ['Deployment notification received'],
+    expect: { printed: ['Deployment notification received'] },
     calls: ['slack.getChannelHistory'],
   },
   {
@@ -187,8 +185,7 @@ for (const lead of leads) {
   });
 }
 console.log(\`Updated \${leads.length} leads\`);`,
-    expect: { prints: true },
-    logs: ['Updated 2 leads'],
+    expect: { printed: ['Updated 2 leads'] },
     calls: ['salesforce.query', 'salesforce.updateRecord', 'salesforce.updateRecord'],
   },
   {
@@ -200,8 +197,7 @@ const doc = await getDocument({ documentId: 'abc123', fields: 'content' });
 const summary = doc.content.split('. ')[0];
 await sendMessage({ channel: '#sales', text: \`\${doc.title}: \${summary}\` });
 console.log(summary);`,
-    expect: { prints: true },
-    logs: ['Customer wants 40 seats from January'],
+    expect: { printed: ['Customer wants 40 seats from January'] },
     calls: ['google_drive.getDocument', 'slack.sendMessage'],
   },
   {

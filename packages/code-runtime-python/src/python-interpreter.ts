@@ -1,6 +1,4 @@
 import { execFile, spawnSync } from 'node:child_process';
-import { accessSync, constants, realpathSync, statSync } from 'node:fs';
-import { delimiter, join, resolve } from 'node:path';
 import { foreignText } from '@sluice/code-runtime';
 import { pythonHashSeed } from './python-fingerprint.js';
 import { type PythonRuntimeConfig, pythonExecutableVariable } from './python-settings.js';
@@ -10,29 +8,30 @@ export interface Interpreter {
   /** `sys.executable`, as the configured command reports it. */
   readonly executable: string;
   readonly version: string;
-  /**
-   * The configured command when it is not the interpreter itself (a wrapper script that sets a
-   * `ulimit` or starts `bwrap`, a version-manager shim): the zygote is then started through it, so
-   * what it applies holds for every child. `undefined` when the command is the interpreter's own file.
-   */
-  readonly wrapper: string | undefined;
 }
 
-/** How the zygote process is started: through the operator's wrapper, or the interpreter directly. */
+/** How the zygote process is started. */
 export interface ZygoteCommand {
   readonly command: string;
-  /** A wrapper gets the host's `PATH` (so `exec python3 "$@"` finds what it found when asked); nothing else of the host's. */
+  /** The host's `PATH` (so a wrapper's `exec python3 "$@"` finds what the host would) and the hash seed; nothing else of the host's. */
   readonly env: Readonly<Record<string, string>>;
 }
 
-/** The command that starts the zygote for `interpreter`. */
-export function zygoteCommand(interpreter: Interpreter): ZygoteCommand {
+/**
+ * The command that starts the zygote: the configured command itself, whether it is the interpreter,
+ * the operator's wrapper (a `ulimit`, `bwrap`) or a version manager's shim, so what a wrapper applies
+ * holds for every child. The command is not asked what it is first: the zygote checks its own
+ * interpreter (CPython 3.10 or newer) and reports it, and {@link resolveInterpreter} runs only to
+ * explain a zygote that did not start. A shim such as pyenv's costs a dozen processes per start
+ * (docs/decisions/2026-12-02-budgets-start-with-the-program.md).
+ */
+export function zygoteCommand(config: PythonRuntimeConfig): ZygoteCommand {
   // One fixed hash seed for every run, so a set's order is the same in every run and on every host
   // (deterministic runs need it; one zygote serves all runs). See docs/decisions/2026-12-01-python-deterministic-mode.md.
+  // The zygote empties its environment before any program runs (sluice_runner.prepare_environment), so PATH reaches no program.
   const hashSeed = { PYTHONHASHSEED: pythonHashSeed };
-  if (interpreter.wrapper === undefined) return { command: interpreter.executable, env: hashSeed };
   const path = process.env.PATH;
-  return { command: interpreter.wrapper, env: path === undefined ? hashSeed : { PATH: path, ...hashSeed } };
+  return { command: config.executable, env: path === undefined ? hashSeed : { PATH: path, ...hashSeed } };
 }
 
 /** A resolved interpreter, or why there is none, in words an operator can act on. */
@@ -43,7 +42,7 @@ export const minimumPythonVersion = [3, 10] as const;
 
 // Written for any Python, so an old or foreign interpreter still says what it is.
 const askCode =
-  'import sys, os, json, platform; print(json.dumps([sys.executable, list(sys.version_info[:3]), platform.python_implementation(), os.path.realpath(sys.executable)]))';
+  'import sys, json, platform; print(json.dumps([sys.executable, list(sys.version_info[:3]), platform.python_implementation()]))';
 const resolveTimeoutMs = 15_000;
 
 /** Asks the configured command what it really is. It runs with the host's environment, so shims work; it runs no program. */
@@ -106,40 +105,7 @@ function interpret(config: PythonRuntimeConfig, stdout: string | undefined, stde
     return { failure: describeFailure(config, `it is ${implementation} ${version}`) };
   }
   if (executable === '') return { failure: describeFailure(config, 'it does not know its own executable') };
-  const real = typeof answer[3] === 'string' ? answer[3] : executable;
-  return {
-    executable,
-    version,
-    wrapper: sameFile(commandPath(config.executable), real) ? undefined : config.executable,
-  };
-}
-
-/** Where the command is, as a spawn with the host's `PATH` finds it; `undefined` when it cannot be found here. */
-function commandPath(command: string): string | undefined {
-  if (command.includes('/')) return resolve(command);
-  for (const directory of (process.env.PATH ?? '').split(delimiter)) {
-    if (directory === '') continue;
-    const candidate = join(directory, command);
-    try {
-      accessSync(candidate, constants.X_OK);
-      if (statSync(candidate).isFile()) return candidate;
-    } catch {
-      // Not here: the next directory.
-    }
-  }
-  return undefined;
-}
-
-/** Whether the command is the interpreter's own file (through symbolic links); anything else is a wrapper. */
-function sameFile(command: string | undefined, interpreter: string): boolean {
-  if (command === undefined) return false;
-  try {
-    const a = statSync(realpathSync(command));
-    const b = statSync(realpathSync(interpreter));
-    return a.dev === b.dev && a.ino === b.ino;
-  } catch {
-    return false;
-  }
+  return { executable, version };
 }
 
 function spawnFailure(error: NodeJS.ErrnoException): string {

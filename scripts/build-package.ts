@@ -8,7 +8,12 @@ import ts from 'typescript';
 
 interface PackageJson {
   name: string;
-  sluice?: { entries?: string[] };
+  /**
+   * `entries`: the files bundled (default `src/index.ts`). `splitting`: shared code and what an
+   * entry imports with `import()` go to chunks of their own, loaded when first imported (the CLI,
+   * whose commands start their substrate before they load the rest).
+   */
+  sluice?: { entries?: string[]; splitting?: boolean };
 }
 
 const packageDir = process.cwd();
@@ -23,6 +28,7 @@ await build({
   outdir: outDir,
   outbase: join(packageDir, 'src'),
   bundle: true,
+  splitting: packageJson.sluice?.splitting === true,
   packages: 'external',
   platform: 'node',
   format: 'esm',

@@ -49,7 +49,18 @@ try {
   // runCli has cancelled the run and disposed its runtime by now; nothing left (a stdin read that
   // was abandoned) may keep the process from going, and the exit code says why it ended.
   if (signalled !== undefined) process.exit(signalExit());
+  // Nor what V8 still does in the background once the run is over: it tiers the QuickJS
+  // WebAssembly module up for 0.1–1 s after the result. What was written is flushed first.
+  await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+  process.exit(code);
 } catch (error) {
   process.stderr.write(`sluice: internal error: ${foreignText(error, 64 * 1024, { stack: true })}\n`);
   process.exitCode = 1;
+}
+
+/** Resolves once what was written to `stream` before has been handed to the system (or failed). */
+function flushed(stream: NodeJS.WriteStream): Promise<void> {
+  return new Promise((resolve) => {
+    stream.write('', () => resolve());
+  });
 }

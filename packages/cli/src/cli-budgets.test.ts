@@ -21,13 +21,13 @@ function providerMessage(create: () => CodeRuntime): string {
   throw new Error('expected the provider to refuse the settings');
 }
 
-function refusal(
+async function refusal(
   language: 'typescript' | 'python',
   budgets: BudgetSettings,
   runtime?: 'worker-thread' | 'quickjs',
-): UsageError {
+): Promise<UsageError> {
   try {
-    created.push(createBudgetedRuntime(language, budgets, runtime));
+    created.push(await createBudgetedRuntime(language, budgets, runtime));
   } catch (error) {
     expect(error).toBeInstanceOf(UsageError);
     return error as UsageError;
@@ -36,16 +36,16 @@ function refusal(
 }
 
 describe('createBudgetedRuntime', () => {
-  it('gives the runtime the budgets from the flags', () => {
+  it('gives the runtime the budgets from the flags', async () => {
     const budgets = readBudgetFlags({ 'wall-time-ms': '5000', 'memory-bytes': '134217728', 'host-calls': '0' });
-    const typescript = createBudgetedRuntime('typescript', budgets);
-    const python = createBudgetedRuntime('python', budgets);
+    const typescript = await createBudgetedRuntime('typescript', budgets);
+    const python = await createBudgetedRuntime('python', budgets);
     created.push(typescript, python);
     expect(typescript.limits).toMatchObject({ wallTimeMs: 5000, memoryBytes: 134217728, hostCalls: 0 });
     expect(python.limits).toMatchObject({ wallTimeMs: 5000, memoryBytes: 134217728, hostCalls: 0 });
   });
 
-  it("refuses a bad value with the provider's own message, naming the flag", () => {
+  it("refuses a bad value with the provider's own message, naming the flag", async () => {
     const cases: [BudgetSettings, () => CodeRuntime][] = [
       [{ wallTimeMs: 0 }, () => createWorkerThreadCodeRuntime({ wallTimeMs: 0 })],
       [{ cpuTimeMs: 1.5 }, () => createWorkerThreadCodeRuntime({ cpuTimeMs: 1.5 })],
@@ -55,25 +55,25 @@ describe('createBudgetedRuntime', () => {
     for (const [budgets, direct] of cases) {
       const [setting] = Object.keys(budgets);
       const flag = budgetFlags.find((entry) => entry.setting === setting)!.flag;
-      const error = refusal('typescript', budgets);
+      const error = await refusal('typescript', budgets);
       expect(error.message).toBe(`Bad --${flag}: ${providerMessage(direct)}`);
       expect(error.commandLine).toBe(true);
     }
   });
 
-  it('validates against the provider of the language, which may differ', () => {
+  it('validates against the provider of the language, which may differ', async () => {
     // 40 MiB is a fine heap for a worker thread but cannot hold Python's output budgets.
     const budgets = { memoryBytes: 40 * 1024 * 1024 };
-    created.push(createBudgetedRuntime('typescript', budgets));
-    expect(refusal('python', budgets).message).toBe(
+    created.push(await createBudgetedRuntime('typescript', budgets));
+    expect((await refusal('python', budgets)).message).toBe(
       `Bad --memory-bytes: ${providerMessage(() => createPythonCodeRuntime(budgets))}`,
     );
   });
 
-  it('creates the QuickJS provider for a TypeScript program with runtime quickjs, and worker-thread otherwise', () => {
-    const quickjs = createBudgetedRuntime('typescript', { wallTimeMs: 5000 }, 'quickjs');
-    const workerThread = createBudgetedRuntime('typescript', { wallTimeMs: 5000 }, 'worker-thread');
-    const byDefault = createBudgetedRuntime('typescript', { wallTimeMs: 5000 });
+  it('creates the QuickJS provider for a TypeScript program with runtime quickjs, and worker-thread otherwise', async () => {
+    const quickjs = await createBudgetedRuntime('typescript', { wallTimeMs: 5000 }, 'quickjs');
+    const workerThread = await createBudgetedRuntime('typescript', { wallTimeMs: 5000 }, 'worker-thread');
+    const byDefault = await createBudgetedRuntime('typescript', { wallTimeMs: 5000 });
     created.push(quickjs, workerThread, byDefault);
     expect(quickjs.isolation).toContain('QuickJS');
     expect(quickjs.limits).toMatchObject({ wallTimeMs: 5000, memoryBytes: 64 * 1024 * 1024 });
@@ -81,27 +81,27 @@ describe('createBudgetedRuntime', () => {
     expect(byDefault.isolation).toBe(workerThread.isolation);
   });
 
-  it("validates budgets for quickjs with the QuickJS provider's own ranges and messages", () => {
+  it("validates budgets for quickjs with the QuickJS provider's own ranges and messages", async () => {
     // 10 MiB is a fine QuickJS allocation limit but below the worker-thread provider's 16 MiB minimum.
     const budgets = { memoryBytes: 10 * 1024 * 1024 };
-    const quickjs = createBudgetedRuntime('typescript', budgets, 'quickjs');
+    const quickjs = await createBudgetedRuntime('typescript', budgets, 'quickjs');
     created.push(quickjs);
     expect(quickjs.limits).toMatchObject({ memoryBytes: 10 * 1024 * 1024 });
-    expect(refusal('typescript', budgets).message).toBe(
+    expect((await refusal('typescript', budgets)).message).toBe(
       `Bad --memory-bytes: ${providerMessage(() => createWorkerThreadCodeRuntime(budgets))}`,
     );
-    expect(refusal('typescript', { memoryBytes: 1024 }, 'quickjs').message).toBe(
+    expect((await refusal('typescript', { memoryBytes: 1024 }, 'quickjs')).message).toBe(
       `Bad --memory-bytes: ${providerMessage(() => createQuickJsCodeRuntime({ memoryBytes: 1024 }))}`,
     );
-    const error = refusal('typescript', { cpuTimeMs: 0 }, 'quickjs');
+    const error = await refusal('typescript', { cpuTimeMs: 0 }, 'quickjs');
     expect(error.message).toBe(
       `Bad --cpu-time-ms: ${providerMessage(() => createQuickJsCodeRuntime({ cpuTimeMs: 0 }))}`,
     );
     expect(error.commandLine).toBe(true);
   });
 
-  it('refuses a runtime choice for a Python program', () => {
-    expect(refusal('python', {}, 'quickjs').message).toBe(
+  it('refuses a runtime choice for a Python program', async () => {
+    expect((await refusal('python', {}, 'quickjs')).message).toBe(
       '--runtime quickjs runs TypeScript and JavaScript; Python programs have one runtime.',
     );
   });

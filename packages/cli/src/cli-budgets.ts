@@ -4,12 +4,9 @@ import {
   type CodeRuntimeLimits,
   InvalidSettingsError,
 } from '@sluice/code-runtime';
-import { createPythonCodeRuntime, type PythonCodeRuntimeSettings } from '@sluice/code-runtime-python';
-import { createQuickJsCodeRuntime, type QuickJsCodeRuntimeSettings } from '@sluice/code-runtime-quickjs';
-import {
-  createWorkerThreadCodeRuntime,
-  type WorkerThreadCodeRuntimeSettings,
-} from '@sluice/code-runtime-worker-thread';
+import type { PythonCodeRuntimeSettings } from '@sluice/code-runtime-python';
+import type { QuickJsCodeRuntimeSettings } from '@sluice/code-runtime-quickjs';
+import type { WorkerThreadCodeRuntimeSettings } from '@sluice/code-runtime-worker-thread';
 import { UsageError } from './cli-io.js';
 
 /** One budget flag: the kebab-case spelling of the provider setting it sets, unit included. */
@@ -80,29 +77,27 @@ export const typescriptRuntimes = ['worker-thread', 'quickjs'] as const;
 export type TypeScriptRuntimeName = (typeof typescriptRuntimes)[number];
 
 /**
- * Creates the runtime for `language` with the budgets given on the command line: Python's, or the
+ * Resolves with the runtime for `language` with the budgets given on the command line: Python's, or the
  * TypeScript provider `runtime` names (worker-thread when absent). `--runtime` with a Python program
  * is a {@link UsageError}. The runtime keeps one worker or child (`poolSize: 1`): a command runs one
  * program. The provider's factory validates the budgets (it does no I/O); a setting
  * it refuses becomes a {@link UsageError} naming the flag, followed by the provider's own message.
  */
-export function createBudgetedRuntime(
+export async function createBudgetedRuntime(
   language: CodeRuntimeLanguage,
   budgets: BudgetSettings,
   runtime?: TypeScriptRuntimeName,
-): CodeRuntime {
+): Promise<CodeRuntime> {
   if (language === 'python' && runtime !== undefined) {
     throw new UsageError(`--runtime ${runtime} runs TypeScript and JavaScript; Python programs have one runtime.`, {
       commandLine: true,
     });
   }
+  // Only the chosen provider is loaded: a command's start-up is on the clock of its one run.
+  const create = await providerFactory(language, runtime);
   try {
     // A command runs one program: one worker or child is all it needs, and starting more would cost the start-up.
-    if (language === 'python')
-      return createPythonCodeRuntime({ ...(budgets as PythonCodeRuntimeSettings), poolSize: 1 });
-    return runtime === 'quickjs'
-      ? createQuickJsCodeRuntime({ ...(budgets as QuickJsCodeRuntimeSettings), poolSize: 1 })
-      : createWorkerThreadCodeRuntime({ ...(budgets as WorkerThreadCodeRuntimeSettings), poolSize: 1 });
+    return create({ ...(budgets as ProviderSettings), poolSize: 1 });
   } catch (error) {
     if (!InvalidSettingsError.isInstance(error)) throw error;
     const flag = budgetFlags.find((entry) => entry.setting === error.setting)?.flag;
@@ -110,4 +105,15 @@ export function createBudgetedRuntime(
       commandLine: true,
     });
   }
+}
+
+type ProviderSettings = PythonCodeRuntimeSettings & QuickJsCodeRuntimeSettings & WorkerThreadCodeRuntimeSettings;
+
+async function providerFactory(
+  language: CodeRuntimeLanguage,
+  runtime: TypeScriptRuntimeName | undefined,
+): Promise<(settings: ProviderSettings) => CodeRuntime> {
+  if (language === 'python') return (await import('@sluice/code-runtime-python')).createPythonCodeRuntime;
+  if (runtime === 'quickjs') return (await import('@sluice/code-runtime-quickjs')).createQuickJsCodeRuntime;
+  return (await import('@sluice/code-runtime-worker-thread')).createWorkerThreadCodeRuntime;
 }

@@ -25,7 +25,7 @@ export interface DeclarationsCommandOptions {
  * runtime is created only to read its published limits.
  */
 export async function declarationsCommand(options: DeclarationsCommandOptions, io: CliIo): Promise<number> {
-  const runtime = createBudgetedRuntime(options.language, options.budgets, options.runtime);
+  const runtime = await createBudgetedRuntime(options.language, options.budgets, options.runtime);
   const ctx = createContext();
   ctx.provide('codeRuntime', runtime);
   try {

@@ -1,11 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parseCommandLine } from './cli-arguments.js';
 import { commandHelpText, commandSpecs, overviewText } from './cli-commands.js';
-import { declarationsCommand } from './cli-declarations.js';
 import { type CliIo, exitSuccess, exitUsageError, UsageError } from './cli-io.js';
-import { resumeCommand } from './cli-resume.js';
-import { runCommand } from './cli-run.js';
-import { runDemo } from './demo/demo-run.js';
 
 /**
  * Runs the `sluice` command with `argv` (the arguments after the command name) and resolves with
@@ -25,14 +21,16 @@ export async function runCli(argv: readonly string[], io: CliIo, signal?: AbortS
       case 'version':
         io.stdout.write(`${packageVersion()}\n`);
         return exitSuccess;
+      // Each command loads what it needs when it runs (the CLI is built in chunks): `sluice run`
+      // starts its runtime before code mode and the run store are loaded.
       case 'demo':
-        return await runDemo(io);
+        return await (await import('./demo/demo-run.js')).runDemo(io);
       case 'run':
-        return await runCommand(command, io, signal);
+        return await (await import('./cli-run-command.js')).runCommand(command, io, signal);
       case 'resume':
-        return await resumeCommand(command, io, signal);
+        return await (await import('./cli-resume.js')).resumeCommand(command, io, signal);
       case 'declarations':
-        return await declarationsCommand(command, io);
+        return await (await import('./cli-declarations.js')).declarationsCommand(command, io);
       case 'mcp':
       case 'serve':
         throw new UsageError(

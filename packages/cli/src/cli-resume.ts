@@ -34,7 +34,7 @@ export async function resumeCommand(options: ResumeCommandOptions, io: CliIo, si
     }
     const language = recorded?.language ?? 'typescript';
     const runtimeName = language === 'python' ? undefined : (recorded?.runtime ?? options.runtime ?? 'quickjs');
-    const runtime = createBudgetedRuntime(language, options.budgets, runtimeName);
+    const runtime = await createBudgetedRuntime(language, options.budgets, runtimeName);
     // Started now, while the tools are loaded and the journal read, so the replay finds it ready.
     runtime.ready?.().catch(() => {});
     held = new HeldRun(runtime, io, options.verbosity);

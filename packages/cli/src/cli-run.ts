@@ -10,43 +10,30 @@ import { createContext } from '@sluice/context';
 import type { Policy, PolicyDefinition, Tool } from '@sluice/permissions';
 import type { RunStore } from '@sluice/run-store';
 import type { Verbosity } from './cli-arguments.js';
-import { type BudgetSettings, createBudgetedRuntime, type TypeScriptRuntimeName } from './cli-budgets.js';
 import { openRunStore, requireDeterminism, resumeOptions, withRunStore } from './cli-durable.js';
 import { failureHints, policyNameWarnings } from './cli-hints.js';
-import { loadPolicy, programLanguage, readProgram } from './cli-inputs.js';
+import { loadPolicy, readProgram } from './cli-inputs.js';
 import { type CliIo, UsageError } from './cli-io.js';
 import { OutcomePrinter } from './cli-outcome.js';
 import { ProgressLine } from './cli-progress.js';
 import { runtimeLines } from './cli-report.js';
+import type { RunCommandOptions } from './cli-run-command.js';
 import { loadToolsModule } from './cli-tools-module.js';
 
 /** Without `--policy`, every tool in the module is allowed: the operator chose them by naming the module. */
 export const allowEverything: PolicyDefinition = { default: 'allow', rules: [] };
 
-/** Options of `sluice run`. Paths are relative to the `cwd` of the {@link CliIo}; `-` is stdin. */
-export interface RunCommandOptions {
-  readonly program: string;
-  readonly tools: string | undefined;
-  readonly policy: string | undefined;
-  readonly language: CodeRuntimeLanguage | undefined;
-  /** The provider of a TypeScript/JavaScript program; worker-thread when absent. Refused for Python. */
-  readonly runtime?: TypeScriptRuntimeName | undefined;
-  readonly json: boolean;
-  readonly verbosity: Verbosity;
-  readonly budgets: BudgetSettings;
-  /** A directory or `postgres://` URL: the run is durable, kept there, and pauses on a policy `ask`. */
-  readonly runStore?: string | undefined;
-  /** With `runStore`: the conversation whose stored values the program reads and writes. */
-  readonly conversation?: string | undefined;
-}
-
-/** `sluice run`: runs one program and prints what happened. Resolves with the exit code. */
-export async function runCommand(options: RunCommandOptions, io: CliIo, signal?: AbortSignal): Promise<number> {
-  const language = programLanguage(options.program, options.language, io.cwd);
-  // Budgets are checked (by the provider) before anything is read or loaded.
-  const runtime = createBudgetedRuntime(language, options.budgets, options.runtime);
-  // Started now, while the program and tools are read, so the run finds its substrate ready.
-  runtime.ready?.().catch(() => {});
+/**
+ * The rest of `sluice run` once its runtime is made and starting (see cli-run-command.ts): reads the
+ * program and the tools, runs it and prints what happened. Resolves with the exit code; disposes
+ * `runtime` whatever happens.
+ */
+export async function runProgram(
+  runtime: CodeRuntime,
+  options: RunCommandOptions,
+  io: CliIo,
+  signal?: AbortSignal,
+): Promise<number> {
   const held = new HeldRun(runtime, io, options.verbosity);
   try {
     if (options.runStore !== undefined) requireDeterminism(runtime);

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { createRunCodeTool, type RunCodeDurableOptions } from '@sluice/code-mode';
 import {
   type CodeRuntime,
-  type CodeRuntimeLanguage,
   InvalidRequestError,
   InvalidSettingsError,
 } from '@sluice/code-runtime';

@@ -1,10 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createRunCodeTool, type RunCodeDurableOptions } from '@sluice/code-mode';
-import {
-  type CodeRuntime,
-  InvalidRequestError,
-  InvalidSettingsError,
-} from '@sluice/code-runtime';
+import { type CodeRuntime, InvalidRequestError, InvalidSettingsError } from '@sluice/code-runtime';
 import { createContext } from '@sluice/context';
 import type { Policy, PolicyDefinition, Tool } from '@sluice/permissions';
 import type { RunStore } from '@sluice/run-store';

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { setFlagsFromString } from 'node:v8';
 import { foreignText } from '@sluice/code-runtime';
 import { invocationWords } from './cli-invocation.js';
 import { exitInterrupted } from './cli-io.js';
@@ -18,6 +19,14 @@ for (const name of ['SIGINT', 'SIGTERM'] as const) {
 }
 
 const [command, ...rest] = process.argv.slice(2);
+if (command !== 'mcp' && command !== 'serve') {
+  // A one-shot command's process is gone within seconds: V8's optimising tier for WebAssembly
+  // (QuickJS, PGlite's PostgreSQL) would cost more CPU than it saves. With a budget 55 times the
+  // default it starts only for code that runs hot for long, so a long compute-bound program still gets
+  // it. Measured: a durable `sluice run` on an existing PGlite store 3.3 s → 1.9 s of CPU; a
+  // 2e7-iteration QuickJS loop unchanged (docs/decisions/2026-12-02-budgets-start-with-the-program.md).
+  setFlagsFromString('--wasm-tiering-budget=100000000');
+}
 try {
   if (command === 'mcp' || command === 'serve') {
     // Loaded only for `sluice mcp` and `sluice serve`: the MCP SDK is not needed to run a program.

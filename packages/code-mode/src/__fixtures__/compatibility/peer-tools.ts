@@ -1,8 +1,10 @@
 // The tools of the public code-mode peers' own examples, as their hosts name them: Cloudflare's code
 // mode (AI SDK tools `getWeather`, `sendEmail`, a task list; an MCP server's tools under its name) and
 // the servers of Anthropic's "code execution with MCP" (`google-drive`, `salesforce`, `slack`, named
-// `<server>__<tool>` as an MCP client names them). Deterministic; the task list and the CRM keep
-// their changes for one run at a time (each program starts from the same state: see `resetPeerTools`).
+// `<server>__<tool>` as an MCP client names them), and the AI SDK tools of the code-mode examples for
+// Vercel's AI SDK (`getUserLocation` with an empty input schema, `searchFlights`, `getStockPrice`).
+// Deterministic; the task list and the CRM keep their changes for one run at a time (each program
+// starts from the same state: see `resetPeerTools`).
 import type { Tool } from '@sluice/permissions';
 
 type Input = Record<string, unknown>;
@@ -41,7 +43,46 @@ const sheetRows = [
   { orderId: 'A-5', Status: 'cancelled', region: 'EU', amount: 60 },
 ];
 
+const flights = [
+  { id: 'LH-921', from: 'London', to: 'Oslo', date: '2026-12-18', priceUsd: 214, stops: 0 },
+  { id: 'SK-802', from: 'London', to: 'Oslo', date: '2026-12-18', priceUsd: 168, stops: 0 },
+  { id: 'KL-1144', from: 'London', to: 'Oslo', date: '2026-12-18', priceUsd: 131, stops: 1 },
+  { id: 'AF-1670', from: 'Paris', to: 'Oslo', date: '2026-12-18', priceUsd: 190, stops: 0 },
+];
+
+const stockPrices: Record<string, number> = { NET: 182.4, VRCL: 41.25, ANTH: 310 };
+
 export const peerTools: readonly Tool[] = [
+  {
+    name: 'getUserLocation',
+    description: "Get the user's current city",
+    inputSchema: object({}),
+    execute: () => 'London',
+  },
+  {
+    name: 'searchFlights',
+    description: 'Search flights between two cities on a date (YYYY-MM-DD), cheapest last',
+    inputSchema: object({ from: { type: 'string' }, to: { type: 'string' }, date: { type: 'string' } }, [
+      'from',
+      'to',
+      'date',
+    ]),
+    execute: (input) => {
+      const { from, to, date } = input as Input;
+      return flights.filter((flight) => flight.from === from && flight.to === to && flight.date === date);
+    },
+  },
+  {
+    name: 'getStockPrice',
+    description: 'The last price of a ticker in USD',
+    inputSchema: object({ symbol: { type: 'string' } }, ['symbol']),
+    execute: (input) => {
+      const { symbol } = input as Input;
+      const price = stockPrices[symbol as string];
+      if (price === undefined) throw new Error(`unknown symbol ${String(symbol)}`);
+      return { symbol: String(symbol), price, currency: 'USD' };
+    },
+  },
   {
     name: 'getWeather',
     description: 'Get weather for a location',

@@ -1,8 +1,11 @@
-// Programs in the original form of two public code-mode peers, over the tools of ./peer-tools.ts:
+// Programs in the original form of the public code-mode peers, over the tools of ./peer-tools.ts:
 // Cloudflare's code mode (`codemode.<tool>(…)` inside an async arrow, as its README and generated
-// prompts show) and Anthropic's "code execution with MCP" (`import * as gdrive from
-// './servers/google-drive'`, results filtered in the program and printed). Each states its value
+// prompts show), Anthropic's "code execution with MCP" (`import * as gdrive from
+// './servers/google-drive'`, results filtered in the program and printed) and code mode for
+// Vercel's AI SDK (a script body calling the AI SDK tools as bare async functions by their keys,
+// top-level `await` and `return`, as the tool-scripting and Zapcode integrations show it). Each states its value
 // (or what it prints), its log lines and the calls it makes, by the namespace that recorded them.
+import { expect } from 'vitest';
 import type { CompatibilityCase } from './suite.js';
 
 export const cloudflarePrograms: readonly CompatibilityCase[] = [
@@ -60,6 +63,24 @@ export const cloudflarePrograms: readonly CompatibilityCase[] = [
       'tools.completeTask',
       'tools.listTasks',
     ],
+  },
+  {
+    style: 'Cloudflare code mode: the Promise.allSettled results returned as they are',
+    program: `async () => {
+  return await Promise.allSettled([
+    codemode.getWeather({ location: "Oslo" }),
+    codemode.getWeather({ location: "Atlantis" }),
+  ]);
+}`,
+    expect: {
+      value: [
+        { status: 'fulfilled', value: 'Weather in Oslo: 38°F, snow' },
+        { status: 'rejected', reason: { error: expect.stringMatching(/^Error: .*no forecast for Atlantis/) } },
+      ],
+    },
+    logs: [],
+    calls: ['tools.getWeather', 'tools.getWeather'],
+    gap: 'an Error inside the returned value does not cross the JSON boundary yet: the run ends `invalid-output` ("$[1].reason is an Error …") after both calls were made',
   },
   {
     style: 'Cloudflare code mode: tasks grouped by status with Object.groupBy',
@@ -126,6 +147,105 @@ async () => {
     expect: { value: 3 },
     logs: [],
     calls: ['github.list_pull_requests', 'tools.sendEmail'],
+  },
+  {
+    style: 'Cloudflare code mode: a no-argument listTasks(), the newest open task found with findLast',
+    program: `async () => {
+  const tasks = await codemode.listTasks();
+  const newestOpen = tasks.findLast((task) => task.status === "todo");
+  const sorted = tasks.toSorted((a, b) => a.title.localeCompare(b.title)).map((task) => task.title);
+  return { newestOpen: newestOpen?.title ?? null, sorted };
+}`,
+    expect: {
+      value: {
+        newestOpen: 'Update logo',
+        sorted: ['Fix flaky test', 'Update logo', 'Write release notes'],
+      },
+    },
+    logs: [],
+    calls: ['tools.listTasks'],
+  },
+  {
+    style: 'Cloudflare code mode: a non-async arrow returning a promise chain',
+    program: `() => codemode.getWeather({ location: "Paris" }).then((report) => report.split(": ")[1].toUpperCase())`,
+    expect: { value: '64°F, CLOUDY' },
+    logs: [],
+    calls: ['tools.getWeather'],
+  },
+  {
+    style: "Cloudflare code mode: a tool's error caught and returned as the answer",
+    program: `async () => {
+  try {
+    await codemode.completeTask({ id: 42 });
+    return { ok: true };
+  } catch (error) {
+    console.error("completeTask failed:", error.message);
+    return { ok: false, error: error.message };
+  }
+}`,
+    expect: { value: { ok: false, error: expect.stringContaining('no task 42') } },
+    logs: [expect.stringContaining('completeTask failed: ')],
+    calls: ['tools.completeTask'],
+  },
+  {
+    style: 'Cloudflare code mode: tasks created in parallel with Promise.all, then counted by priority',
+    program: `async () => {
+  const titles = ["Draft agenda", "Order snacks", "Send invites"];
+  const created = await Promise.all(
+    titles.map((title, index) => codemode.createTask({ title, priority: index === 0 ? "high" : "low" }))
+  );
+  console.log(\`created \${created.length} tasks\`);
+  const all = await codemode.listTasks({ status: "todo" });
+  const counts = {};
+  for (const task of all) counts[task.priority] = (counts[task.priority] ?? 0) + 1;
+  return counts;
+}`,
+    expect: { value: { high: 2, low: 3 } },
+    logs: ['created 3 tasks'],
+    calls: ['tools.createTask', 'tools.createTask', 'tools.createTask', 'tools.listTasks'],
+  },
+  {
+    style: "Cloudflare code mode: labels of an MCP server's pull requests merged with the ES2025 Set methods",
+    program: `async () => {
+  const pulls = await codemode.list_pull_requests({ owner: "cloudflare", repo: "agents", state: "all" });
+  const ready = new Set(pulls.filter((pull) => !pull.draft).flatMap((pull) => pull.labels));
+  const drafts = new Set(pulls.filter((pull) => pull.draft).flatMap((pull) => pull.labels));
+  return {
+    everywhere: [...ready.intersection(drafts)],
+    readyOnly: [...ready.difference(drafts)],
+    all: [...ready.union(drafts)].sort(),
+  };
+}`,
+    expect: { value: { everywhere: ['feature'], readyOnly: ['docs'], all: ['docs', 'feature'] } },
+    logs: [],
+    calls: ['github.list_pull_requests'],
+  },
+  {
+    style: 'Cloudflare code mode: a typed arrow with an interface, weather for the user and an email',
+    program: `\`\`\`typescript
+interface Forecast { location: string; report: string }
+
+async (): Promise<Forecast[]> => {
+  const locations: string[] = ["London", "Oslo"];
+  const forecasts: Forecast[] = [];
+  for (const location of locations) {
+    forecasts.push({ location, report: await codemode.getWeather({ location }) });
+  }
+  const cold = forecasts.filter((f) => f.report.includes("snow"));
+  if (cold.length > 0) {
+    await codemode.sendEmail({ to: "travel@example.com", subject: "Pack a coat", body: cold.map((f) => f.location).join(", ") });
+  }
+  return forecasts;
+}
+\`\`\``,
+    expect: {
+      value: [
+        { location: 'London', report: 'Weather in London: 72°F, sunny' },
+        { location: 'Oslo', report: 'Weather in Oslo: 38°F, snow' },
+      ],
+    },
+    logs: [],
+    calls: ['tools.getWeather', 'tools.getWeather', 'tools.sendEmail'],
   },
 ];
 
@@ -240,5 +360,180 @@ return total;`,
     expect: { value: 177.75 },
     logs: ['posted'],
     calls: ['google_drive.getSheet', 'slack.sendMessage'],
+  },
+  {
+    style: "Anthropic MCP code execution: named imports from a server's index, two servers in parallel",
+    program: `import { getSheet } from './servers/google-drive/index.ts';
+import { getChannelHistory } from './servers/slack/index.ts';
+
+const [rows, messages] = await Promise.all([
+  getSheet({ sheetId: 'orders-2024' }),
+  getChannelHistory({ channel: 'C123456' }),
+]);
+const shipped = rows.filter(row => row.Status === 'shipped').map(row => row.orderId);
+console.log(\`Shipped: \${shipped.join(', ')}\`);
+console.log(\`Latest message: \${messages.at(-1).text}\`);`,
+    expect: { printed: ['Shipped: A-2', 'Latest message: deployment complete: v2.4.0'] },
+    calls: ['google_drive.getSheet', 'slack.getChannelHistory'],
+  },
+  {
+    style: 'Anthropic MCP code execution: a file written to ./workspace for a later step',
+    program: `import * as gdrive from './servers/google-drive';
+import * as fs from 'fs';
+
+const rows = await gdrive.getSheet({ sheetId: 'abc123' });
+const csv = rows.map(row => \`\${row.orderId},\${row.Status},\${row.amount}\`).join('\\n');
+await fs.promises.writeFile('./workspace/orders.csv', csv);
+console.log('Saved ' + rows.length + ' rows to ./workspace/orders.csv');`,
+    expect: { fails: /Imports are not available: `import … from 'fs'`.*call those instead/ },
+    note: 'the article keeps state in files between runs; a Sluice run has no file system, and the refusal says what to call instead',
+    logs: [],
+    calls: [],
+  },
+  {
+    style: "Anthropic MCP code execution: leads counted by their phone's country code, first names printed",
+    program: `import * as salesforce from './servers/salesforce';
+
+const leads = await salesforce.query({ query: 'SELECT Id, Name, Phone FROM Lead' });
+const byCountry = {};
+for (const lead of leads) {
+  const code = lead.Phone.split(' ')[0];
+  byCountry[code] = (byCountry[code] ?? 0) + 1;
+}
+console.log(JSON.stringify(byCountry));
+console.log(leads.map(lead => lead.Name.split(' ')[0]).join(' and '));`,
+    expect: { printed: ['{"+55":1,"+47":1}', 'Ana and Bo'] },
+    calls: ['salesforce.query'],
+  },
+  {
+    style: 'Anthropic MCP code execution: the document summarised into Slack, the posting checked',
+    program: `import * as gdrive from './servers/google-drive';
+import * as slack from './servers/slack';
+
+const doc = await gdrive.getDocument({ documentId: 'call-notes-1202' });
+const seats = Number(doc.content.match(/(\\d+) seats/)?.[1] ?? 0);
+const posted = await slack.sendMessage({ channel: '#deals', text: \`\${doc.title}: \${seats} seats\` });
+if (!posted.ok) throw new Error('Slack refused the message');
+console.log(\`Posted to \${posted.channel}: \${seats} seats\`);`,
+    expect: { printed: ['Posted to #deals: 40 seats'] },
+    calls: ['google_drive.getDocument', 'slack.sendMessage'],
+  },
+];
+
+export const vercelPrograms: readonly CompatibilityCase[] = [
+  {
+    style: "Vercel AI SDK code mode: the location tool without input, then the weather there, returned together",
+    program: `const location = await getUserLocation();
+const weather = await getWeather({ location });
+return { location, weather };`,
+    expect: { value: { location: 'London', weather: 'Weather in London: 72°F, sunny' } },
+    logs: [],
+    calls: ['tools.getUserLocation', 'tools.getWeather'],
+  },
+  {
+    style: 'Vercel AI SDK code mode: positional arguments to bare tools, the colder city chosen',
+    program: `const london = await getWeather("London");
+const oslo = await getWeather("Oslo");
+const degrees = (report) => Number(report.match(/(-?\\d+)°F/)[1]);
+const result = degrees(london) < degrees(oslo) ? "London is colder" : "Oslo is colder";
+return result;`,
+    expect: { value: 'Oslo is colder' },
+    logs: [],
+    calls: ['tools.getWeather', 'tools.getWeather'],
+  },
+  {
+    style: 'Vercel AI SDK code mode: flights searched from the user location, the cheapest non-stop one',
+    program: `const from = await getUserLocation();
+const flights = await searchFlights({ from, to: "Oslo", date: "2026-12-18" });
+const nonstop = flights.filter((flight) => flight.stops === 0).toSorted((a, b) => a.priceUsd - b.priceUsd);
+console.log(\`\${flights.length} flights, \${nonstop.length} non-stop\`);
+return nonstop[0] ?? null;`,
+    expect: { value: { id: 'SK-802', from: 'London', to: 'Oslo', date: '2026-12-18', priceUsd: 168, stops: 0 } },
+    logs: ['3 flights, 2 non-stop'],
+    calls: ['tools.getUserLocation', 'tools.searchFlights'],
+  },
+  {
+    style: 'Vercel AI SDK code mode: prices of a portfolio fetched in parallel, an unknown ticker skipped',
+    program: `const symbols = ["NET", "VRCL", "XXXX", "ANTH"];
+const settled = await Promise.allSettled(symbols.map((symbol) => getStockPrice({ symbol })));
+const prices = {};
+settled.forEach((outcome, i) => {
+  if (outcome.status === "fulfilled") prices[symbols[i]] = outcome.value.price;
+  else console.log(\`skipped \${symbols[i]}\`);
+});
+return { prices, total: Object.values(prices).reduce((a, b) => a + b, 0) };`,
+    expect: { value: { prices: { NET: 182.4, VRCL: 41.25, ANTH: 310 }, total: expect.closeTo(533.65, 9) } },
+    logs: ['skipped XXXX'],
+    calls: ['tools.getStockPrice', 'tools.getStockPrice', 'tools.getStockPrice', 'tools.getStockPrice'],
+  },
+  {
+    style: 'Vercel AI SDK code mode: a helper function over bare tools, the task list brought up to date',
+    program: `async function ensureTask(title) {
+  const open = await listTasks({ status: "todo" });
+  const existing = open.find((task) => task.title === title);
+  if (existing) return { id: existing.id, created: false };
+  const task = await createTask({ title, priority: "low" });
+  return { id: task.id, created: true };
+}
+
+const results = [];
+for (const title of ["Update logo", "Renew domain"]) {
+  results.push(await ensureTask(title));
+}
+return results;`,
+    expect: {
+      value: [
+        { id: 3, created: false },
+        { id: 4, created: true },
+      ],
+    },
+    logs: [],
+    calls: ['tools.listTasks', 'tools.listTasks', 'tools.createTask'],
+  },
+  {
+    style: 'Vercel AI SDK code mode: a try/catch fallback when a tool throws, console.log for progress',
+    program: `let report;
+try {
+  report = await getWeather({ location: "Atlantis" });
+} catch (error) {
+  console.log("Falling back to the user's location:", error.message);
+  report = await getWeather({ location: await getUserLocation() });
+}
+return report;`,
+    expect: { value: 'Weather in London: 72°F, sunny' },
+    logs: [expect.stringMatching(/^Falling back to the user's location: .*no forecast for Atlantis/)],
+    calls: ['tools.getWeather', 'tools.getUserLocation', 'tools.getWeather'],
+  },
+  {
+    style: 'Vercel AI SDK code mode: results shaped into a structured object with a computed summary',
+    program: `const [weather, price, flights] = await Promise.all([
+  getWeather({ location: "Paris" }),
+  getStockPrice({ symbol: "NET" }),
+  searchFlights({ from: "Paris", to: "Oslo", date: "2026-12-18" }),
+]);
+return {
+  summary: \`\${weather}; NET at $\${price.price.toFixed(2)}; \${flights.length} flight(s) to Oslo\`,
+  cheapest: Math.min(...flights.map((flight) => flight.priceUsd)),
+};`,
+    expect: {
+      value: { summary: 'Weather in Paris: 64°F, cloudy; NET at $182.40; 1 flight(s) to Oslo', cheapest: 190 },
+    },
+    logs: [],
+    calls: ['tools.getWeather', 'tools.getStockPrice', 'tools.searchFlights'],
+  },
+  {
+    style: 'Vercel AI SDK code mode: an email sent per snowy city, the sent count returned',
+    program: `let sent = 0;
+for (const location of ["London", "Paris", "Oslo"]) {
+  const weather = await getWeather({ location });
+  if (!weather.includes("snow")) continue;
+  const status = await sendEmail({ to: "ops@example.com", subject: \`Snow in \${location}\`, body: weather });
+  console.log(status);
+  sent++;
+}
+return sent;`,
+    expect: { value: 1 },
+    logs: ['Email sent to ops@example.com'],
+    calls: ['tools.getWeather', 'tools.getWeather', 'tools.getWeather', 'tools.sendEmail'],
   },
 ];

@@ -247,6 +247,117 @@ async (): Promise<Forecast[]> => {
     logs: [],
     calls: ['tools.getWeather', 'tools.getWeather', 'tools.sendEmail'],
   },
+  {
+    style: "Cloudflare code mode: the docs' multi-server orchestration, fs, db and tasks servers in one arrow",
+    program: `async () => {
+  const entries = await codemode.fs_list_files({ path: "/projects" });
+  const projects = entries.filter((entry) => entry.type === "directory");
+  const created = [];
+  for (const project of projects) {
+    const records = await codemode.db_query({
+      query: "SELECT * FROM projects WHERE name = ?",
+      params: [project.name],
+    });
+    if (records.length === 0) {
+      const task = await codemode.tasks_create({ title: \`Register \${project.name}\`, priority: "high" });
+      created.push(task.id);
+    }
+  }
+  return { projects: projects.length, tasksCreated: created };
+}`,
+    expect: { value: { projects: 2, tasksCreated: ['T-100'] } },
+    logs: [],
+    calls: ['fs.list_files', 'db.query', 'tasks.create', 'db.query'],
+  },
+  {
+    style: "Cloudflare code mode: the Cloudflare API server's execute, zones then DNS records through cloudflare.request",
+    program: `async () => {
+  const zones = await cloudflare.request({ method: "GET", path: "/zones" });
+  const zone = zones.result.find((z) => z.name === "example.com");
+  const records = await cloudflare.request({ method: "GET", path: \`/zones/\${zone.id}/dns_records\` });
+  return records.result.map((r) => ({ name: r.name, type: r.type, content: r.content }));
+}`,
+    expect: {
+      value: [
+        { name: 'example.com', type: 'A', content: '192.0.2.1' },
+        { name: 'www.example.com', type: 'CNAME', content: 'example.com' },
+        { name: 'example.com', type: 'MX', content: 'mail.example.com' },
+      ],
+    },
+    logs: [],
+    calls: ['cloudflare.request', 'cloudflare.request'],
+  },
+  {
+    style: "Cloudflare code mode: the Cloudflare API's pages walked with result_info until the last one",
+    program: `async () => {
+  const active = [];
+  let page = 1;
+  while (true) {
+    const response = await cloudflare.request({ method: "GET", path: "/zones", query: { page, per_page: 2 } });
+    for (const zone of response.result) {
+      if (zone.status === "active") active.push(zone.name);
+    }
+    if (page >= response.result_info.total_pages) break;
+    page++;
+  }
+  return active;
+}`,
+    expect: { value: ['example.com', 'example.net'] },
+    logs: [],
+    calls: ['cloudflare.request', 'cloudflare.request'],
+  },
+  {
+    style: 'Cloudflare code mode: a DNS record created when missing, an API error caught by its code',
+    program: `async () => {
+  const { result: records } = await cloudflare.request({ method: "GET", path: "/zones/z1/dns_records" });
+  const exists = records.some((r) => r.type === "TXT" && r.name === "_verify.example.com");
+  if (!exists) {
+    const created = await cloudflare.request({
+      method: "POST",
+      path: "/zones/z1/dns_records",
+      body: { type: "TXT", name: "_verify.example.com", content: "token-123", ttl: 300 },
+    });
+    console.log(\`created \${created.result.id}\`);
+  }
+  try {
+    await cloudflare.request({ method: "GET", path: "/zones/z9/dns_records" });
+  } catch (error) {
+    console.log("z9:", error.message.includes("7003") ? "not found" : error.message);
+  }
+  return exists ? "already there" : "created";
+}`,
+    expect: { value: 'created' },
+    logs: ['created r4', 'z9: not found'],
+    calls: ['cloudflare.request', 'cloudflare.request', 'cloudflare.request'],
+  },
+  {
+    style: "Cloudflare code mode: an MCP tool named list-keys by its sanitized name, expired keys deleted with kv_delete",
+    program: `async () => {
+  const now = 1765000000;
+  const keys = await codemode.kv_list_keys({ prefix: "session:" });
+  const expired = keys.filter((key) => key.expiration !== 0 && key.expiration < now);
+  for (const key of expired) {
+    await codemode.kv_delete({ key: key.name });
+  }
+  return { deleted: expired.map((key) => key.name), kept: keys.length - expired.length };
+}`,
+    expect: { value: { deleted: ['session:a1', 'session:c3'], kept: 1 } },
+    logs: [],
+    // The ledger names a call by its binding: `list-keys` is bound as `list_keys`, `delete` as `delete_` for now.
+    calls: ['kv.list_keys', expect.stringMatching(/^kv\.delete_?$/), expect.stringMatching(/^kv\.delete_?$/)],
+    gap: "the flat `<server>_<tool>` spelling misses a tool whose binding was renamed: `codemode.kv_list_keys` finds `kv.list_keys`, but `codemode.kv_delete` ends the run with `Error: codemode.kv_delete is not available to this program. Available: …, kv.delete_, kv.list_keys, …` (it finds only `kv_delete_`)",
+  },
+  {
+    style: "Cloudflare code mode: a tool named delete called as delete_, the name Cloudflare's sanitizer gives it",
+    program: `async () => {
+  const result = await codemode.delete_({ key: "config:theme" });
+  const left = await codemode.kv_list_keys({});
+  return { deleted: result.deleted, left: left.length };
+}`,
+    expect: { value: { deleted: true, left: 3 } },
+    logs: [],
+    calls: [expect.stringMatching(/^kv\.delete_?$/), 'kv.list_keys'],
+  },
 ];
 
 export const anthropicPrograms: readonly CompatibilityCase[] = [

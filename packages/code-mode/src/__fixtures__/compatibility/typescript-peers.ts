@@ -3,7 +3,9 @@
 // prompts show), Anthropic's "code execution with MCP" (`import * as gdrive from
 // './servers/google-drive'`, results filtered in the program and printed) and code mode for
 // Vercel's AI SDK (a script body calling the AI SDK tools as bare async functions by their keys,
-// top-level `await` and `return`, as the tool-scripting and Zapcode integrations show it). Each states its value
+// top-level `await` and `return`, as the tool-scripting and Zapcode integrations show it), and the
+// plain Node scripts of Vercel's AI code runner guide (the AI SDK writes them, Vercel Sandbox runs
+// them, their output is the answer). Each states its value
 // (or what it prints), its log lines and the calls it makes, by the namespace that recorded them.
 import { expect } from 'vitest';
 import type { CompatibilityCase } from './suite.js';
@@ -646,5 +648,57 @@ return sent;`,
     expect: { value: 1 },
     logs: ['Email sent to ops@example.com'],
     calls: ['tools.getWeather', 'tools.getWeather', 'tools.getWeather', 'tools.sendEmail'],
+  },
+  {
+    style: "Vercel AI SDK and Sandbox: the AI code runner's generated Node script, Fibonacci numbers printed",
+    program: `// Print the first 20 Fibonacci numbers
+const fib = [0, 1];
+while (fib.length < 20) {
+  fib.push(fib[fib.length - 1] + fib[fib.length - 2]);
+}
+console.log(fib.join(", "));`,
+    expect: { printed: ['0, 1, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 233, 377, 610, 987, 1597, 2584, 4181'] },
+    calls: [],
+  },
+  {
+    style: "Vercel AI SDK and Sandbox: the AI code runner's generated script, primes with a helper function",
+    program: `function isPrime(n) {
+  if (n < 2) return false;
+  for (let i = 2; i * i <= n; i++) {
+    if (n % i === 0) return false;
+  }
+  return true;
+}
+
+const primes = Array.from({ length: 50 }, (_, i) => i).filter(isPrime);
+console.log(\`Found \${primes.length} primes below 50\`);
+console.log(primes);`,
+    // Node would spread the 15 numbers over five lines in columns; a run's log keeps them on one.
+    expect: { printed: ['Found 15 primes below 50', '[ 2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47 ]'] },
+    calls: [],
+  },
+  {
+    style: "Vercel AI SDK and Sandbox: the AI code runner's generated script, word counts printed as JSON",
+    program: `const text = "the quick brown fox jumps over the lazy dog the fox";
+const counts = {};
+for (const word of text.split(/\\s+/)) {
+  counts[word] = (counts[word] || 0) + 1;
+}
+const top = Object.entries(counts)
+  .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+  .slice(0, 3);
+console.log(JSON.stringify(Object.fromEntries(top)));`,
+    expect: { printed: ['{"the":3,"fox":2,"brown":1}'] },
+    calls: [],
+  },
+  {
+    style: "Vercel AI SDK and Sandbox: the AI code runner's generated script fetching a URL itself",
+    program: `const response = await fetch("https://hacker-news.firebaseio.com/v0/topstories.json");
+const ids = await response.json();
+console.log(\`Top story id: \${ids[0]}\`);`,
+    expect: { fails: /fetch.*tool/i },
+    gap: "a run has no network of its own, but the failure does not say so or name a tool to call: `ReferenceError: fetch is not defined (line 1, column 18)` (column 24 on QuickJS)",
+    logs: [],
+    calls: [],
   },
 ];

@@ -324,6 +324,56 @@ spend = sum(c["spendCents"] for c in customers) / 100
     logs: [],
     calls: ['web.fetch', 'web.fetch'],
   },
+  {
+    style: "Anthropic PTC: an async main run with asyncio.run, two awaited calls gathered",
+    program: `async def main():
+    oslo, lima = await asyncio.gather(get_weather(city="Oslo"), get_weather(city="Lima"))
+    print(f"Difference: {lima['temp'] - oslo['temp']}°C")
+
+asyncio.run(main())`,
+    expect: { printed: ['Difference: 19°C'] },
+    calls: ['tools.get_weather', 'tools.get_weather'],
+  },
+  {
+    style: "Anthropic PTC: a tool's dict result printed as Python shows it",
+    program: `report = await get_weather(city="Hanoi")
+print(report)`,
+    expect: { printed: ["{'city': 'Hanoi', 'temp': 30, 'conditions': 'rain'}"] },
+    calls: ['tools.get_weather'],
+  },
+  {
+    style: "smolagents: final_answer called with its answer= keyword, as the tool's input is named",
+    program: `weather = get_weather(city="Oslo")
+print(weather)
+final_answer(answer=f"It is {weather['temp']}°C and {weather['conditions']} in Oslo")`,
+    expect: { value: 'It is 3°C and snow in Oslo' },
+    logs: ["{'city': 'Oslo', 'temp': 3, 'conditions': 'snow'}"],
+    calls: ['tools.get_weather'],
+  },
+  {
+    style: 'smolagents: web_search with a positional query, lines of its Markdown printed, a count as final_answer',
+    program: `results = web_search("kettle-shop founding year")
+for line in results.splitlines():
+    if line.startswith("["):
+        print(line)
+final_answer(results.count("kettle"))`,
+    expect: { value: 3 },
+    logs: ['[About kettle-shop](https://example.org/about)', '[Kettle history](https://example.org/history)'],
+    calls: ['tools.web_search'],
+  },
+  {
+    style: 'Monty: an external function call as the last expression, its result the value',
+    program: `fetch("https://example.org/status")`,
+    expect: {
+      value: {
+        url: 'https://example.org/status',
+        status: 200,
+        body: '<html><body><p>All systems operational. Last incident: 2026-11-12.</p></body></html>',
+      },
+    },
+    logs: [],
+    calls: ['web.fetch'],
+  },
 ];
 
 export const llamaIndexPrograms: readonly CompatibilityCase[] = [
@@ -422,6 +472,20 @@ for c in customers:
 print(f"Sent {len(customers)} emails")`,
     expect: { printed: ['msg-bo@example.org', 'msg-dag@example.org', 'Sent 2 emails'] },
     calls: ['crm.find_customers', 'email.send', 'email.send'],
+  },
+  {
+    style: 'LlamaIndex CodeAct: a date formatted with strftime and prices totalled from JSON text',
+    program: `import json
+from datetime import date
+
+print(date(2026, 12, 2).strftime("%A %d %B %Y"))
+total = 0
+for sku in ["SKU-1", "SKU-3"]:
+    product = json.loads(product_json(sku=sku))
+    total += product["priceCents"]
+print(f"Total: {total / 100:.2f} EUR")`,
+    expect: { printed: ['Wednesday 02 December 2026', 'Total: 31.49 EUR'] },
+    calls: ['shop.product_json', 'shop.product_json'],
   },
 ];
 

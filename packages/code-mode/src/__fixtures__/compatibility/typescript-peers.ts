@@ -360,6 +360,21 @@ async (): Promise<Forecast[]> => {
     logs: [],
     calls: [expect.stringMatching(/^kv\.delete_?$/), 'kv.list_keys'],
   },
+  {
+    style: 'Cloudflare code mode: a tool call raced against a timeout of its own',
+    program: `async () => {
+  const timeout = new Promise((_, reject) => setTimeout(() => reject(new Error("timed out")), 2000));
+  try {
+    const weather = await Promise.race([codemode.getWeather({ location: "Oslo" }), timeout]);
+    return { weather };
+  } catch (error) {
+    return { error: error.message };
+  }
+}`,
+    expect: { value: { weather: 'Weather in Oslo: 38°F, snow' } },
+    logs: [],
+    calls: ['tools.getWeather'],
+  },
 ];
 
 export const anthropicPrograms: readonly CompatibilityCase[] = [
@@ -530,6 +545,36 @@ if (!posted.ok) throw new Error('Slack refused the message');
 console.log(\`Posted to \${posted.channel}: \${seats} seats\`);`,
     expect: { printed: ['Posted to #deals: 40 seats'] },
     calls: ['google_drive.getDocument', 'slack.sendMessage'],
+  },
+  {
+    style: "Anthropic MCP code execution: a server imported as a default export, the document's first line logged",
+    program: `import gdrive from './servers/google-drive';
+
+const doc = await gdrive.getDocument({ documentId: 'abc123' });
+console.log(\`\${doc.title}: \${doc.content.split('. ')[0]}\`);`,
+    expect: { printed: ['Sales call, 2 December: Customer wants 40 seats from January'] },
+    calls: ['google_drive.getDocument'],
+  },
+  {
+    style: "Anthropic MCP code execution: a tool's module imported without its extension, rows counted by status",
+    program: `import { getSheet } from './servers/google-drive/getSheet';
+
+const rows = await getSheet({ sheetId: 'abc123' });
+const counts = rows.reduce((acc, row) => ({ ...acc, [row.Status]: (acc[row.Status] ?? 0) + 1 }), {});
+console.log(counts);`,
+    expect: { printed: ["{ pending: 3, shipped: 1, cancelled: 1 }"] },
+    calls: ['google_drive.getSheet'],
+  },
+  {
+    style: 'Anthropic MCP code execution: the servers loaded with require, as CommonJS-minded models write it',
+    program: `const slack = require('./servers/slack');
+const salesforce = require('./servers/salesforce/index.js');
+
+const leads = await salesforce.query({ query: 'SELECT Id, Name FROM Lead' });
+const result = await slack.sendMessage({ channel: '#sales', text: \`\${leads.length} new leads\` });
+console.log(result.ok ? \`Posted to \${result.channel}\` : 'Failed');`,
+    expect: { printed: ['Posted to #sales'] },
+    calls: ['salesforce.query', 'slack.sendMessage'],
   },
 ];
 

@@ -8,6 +8,7 @@
 // server's one `request` tool over a few zones and DNS records.
 // Deterministic; the task list and the CRM keep their changes for one run at a time (each program
 // starts from the same state: see `resetPeerTools`).
+import type { JsonValue } from '@sluice/code-runtime';
 import type { Tool } from '@sluice/permissions';
 
 type Input = Record<string, unknown>;
@@ -75,7 +76,7 @@ const zones = [
 ];
 
 // A sliver of the Cloudflare API, answered as its v4 envelope `{ success, errors, result, result_info }`.
-function cloudflareRequest(input: Input): unknown {
+function cloudflareRequest(input: Input): JsonValue {
   const method = String(input.method);
   const path = String(input.path);
   const query = (input.query ?? {}) as Record<string, unknown>;
@@ -128,7 +129,7 @@ export const peerTools: readonly Tool[] = [
     name: 'tasks__create',
     description: 'Creates a task in the tracker',
     inputSchema: object({ title: { type: 'string' }, priority: { enum: ['high', 'low'] } }, ['title']),
-    execute: (input) => ({ id: 'T-100', title: String((input as Input).title), priority: (input as Input).priority }),
+    execute: (input) => ({ id: 'T-100', title: String((input as Input).title), priority: String((input as Input).priority) }),
   },
   {
     name: 'kv__list-keys',

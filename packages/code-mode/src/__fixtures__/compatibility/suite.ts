@@ -39,18 +39,37 @@ export interface CompatibilityOutcome {
 
 const allowAll: PolicyDefinition = { default: 'allow', rules: [] };
 
-/** The run_code tool over the suite's tools (or `tools`), on one runtime. */
+/** The tools' own ledger: the name of each tool whose `execute` ran, in order, since the last run began. */
+const executed: string[] = [];
+
+/** The run_code tool over the suite's tools (or `tools`), on one runtime; each tool's `execute` writes the ledger. */
 export function compatibilityTool(runtime: CodeRuntime, tools: readonly Tool[] = compatibilityTools): RunCodeTool {
-  return createRunCodeTool({ context: { codeRuntime: runtime }, tools, policy: allowAll });
+  const ledgered = tools.map(
+    (tool): Tool => ({
+      ...tool,
+      execute: (input, context) => {
+        executed.push(tool.name);
+        return tool.execute(input, context);
+      },
+    }),
+  );
+  return createRunCodeTool({ context: { codeRuntime: runtime }, tools: ledgered, policy: allowAll });
 }
 
 /** Runs the case and says whether it returned its value, failed naming its fix, or did neither. */
 export async function judge(tool: RunCodeTool, testCase: CompatibilityCase): Promise<CompatibilityOutcome> {
+  executed.length = 0;
   const { result, rendered } = await tool.run({ code: testCase.program });
   if (result === undefined) return { verdict: 'wrong', detail: rendered.text };
   const logs = result.logs.map((entry) => entry.text);
   const calls = result.calls.map((call) => `${call.namespace}.${call.name}`);
-  const trace = `logs ${JSON.stringify(logs)}; calls ${JSON.stringify(calls)}`;
+  const trace = `logs ${JSON.stringify(logs)}; calls ${JSON.stringify(calls)}; tools executed ${JSON.stringify(executed)}`;
+  // Every call the run says succeeded reached a tool (Sluice's own `sluice.*` helpers aside), and no
+  // tool ran without the run recording its call.
+  const answered = result.calls.filter((call) => call.ok && call.namespace !== 'sluice').length;
+  if (executed.length < answered || executed.length > result.calls.length) {
+    return { verdict: 'wrong', detail: `the run's calls and the tools' ledger disagree: ${trace}` };
+  }
   const logged = testCase.logs === undefined || matches(logs, testCase.logs);
   const called = testCase.calls === undefined || matches(calls, testCase.calls);
   if (!logged || !called) {

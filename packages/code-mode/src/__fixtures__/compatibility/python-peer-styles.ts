@@ -374,6 +374,31 @@ final_answer(results.count("kettle"))`,
     logs: [],
     calls: ['web.fetch'],
   },
+  {
+    style: 'Anthropic PTC: collections.Counter over an awaited page of issues, the top labels printed',
+    program: `from collections import Counter
+
+page = await issues.list(state="all", limit=10)
+labels = Counter(label for issue in page["items"] for label in issue["labels"])
+print(labels.most_common(2))`,
+    expect: { printed: ["[('bug', 3), ('feature', 2)]"] },
+    calls: ['issues.list'],
+  },
+  {
+    style: 'smolagents: a match statement on a tool result, a self-documenting f-string, final_answer',
+    program: `w = get_weather(city="Lima")
+temp = w["temp"]
+print(f"{temp=}")
+match w["conditions"]:
+    case "sunny" | "cloudy":
+        verdict = "go outside"
+    case _:
+        verdict = "stay in"
+final_answer(verdict)`,
+    expect: { value: 'go outside' },
+    logs: ['temp=22'],
+    calls: ['tools.get_weather'],
+  },
 ];
 
 export const llamaIndexPrograms: readonly CompatibilityCase[] = [
@@ -486,6 +511,33 @@ for sku in ["SKU-1", "SKU-3"]:
 print(f"Total: {total / 100:.2f} EUR")`,
     expect: { printed: ['Wednesday 02 December 2026', 'Total: 31.49 EUR'] },
     calls: ['shop.product_json', 'shop.product_json'],
+  },
+  {
+    style: 'LlamaIndex CodeAct: a dataclass built from tool results, the warmest printed',
+    program: `from dataclasses import dataclass
+
+@dataclass
+class Forecast:
+    city: str
+    temp: int
+
+forecasts = [Forecast(city, get_weather(city)["temp"]) for city in ["Oslo", "Hanoi"]]
+warmest = max(forecasts, key=lambda f: f.temp)
+print(warmest)`,
+    expect: { printed: ["Forecast(city='Hanoi', temp=30)"] },
+    calls: ['tools.get_weather', 'tools.get_weather'],
+  },
+  {
+    style: 'LlamaIndex CodeAct: a conversion helper over positional tool calls, one line printed per city',
+    program: `def celsius_to_fahrenheit(c: float) -> float:
+    """Convert Celsius to Fahrenheit."""
+    return c * 9 / 5 + 32
+
+for city in ["Oslo", "Nairobi"]:
+    w = get_weather(city)
+    print(city, round(celsius_to_fahrenheit(w["temp"]), 1))`,
+    expect: { printed: ['Oslo 37.4', 'Nairobi 77.0'] },
+    calls: ['tools.get_weather', 'tools.get_weather'],
   },
 ];
 

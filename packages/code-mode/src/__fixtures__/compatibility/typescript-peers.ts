@@ -375,6 +375,33 @@ async (): Promise<Forecast[]> => {
     logs: [],
     calls: ['tools.getWeather'],
   },
+  {
+    style: 'Cloudflare code mode: the tools destructured from codemode, then called as plain functions',
+    program: `async () => {
+  const { getWeather, sendEmail } = codemode;
+  const weather = await getWeather({ location: "Paris" });
+  await sendEmail({ to: "team@example.com", subject: "Paris today", body: weather });
+  return weather;
+}`,
+    expect: { value: 'Weather in Paris: 64°F, cloudy' },
+    logs: [],
+    calls: ['tools.getWeather', 'tools.sendEmail'],
+  },
+  {
+    style: 'Cloudflare code mode: TypeScript with as const and satisfies around a Promise.all',
+    program: `async () => {
+  const locations = ["London", "Paris"] as const;
+  const reports = await Promise.all(locations.map((location) => codemode.getWeather({ location })));
+  const summary = {
+    count: reports.length,
+    sunny: reports.filter((report) => report.includes("sunny")).length,
+  } satisfies Record<string, number>;
+  return summary;
+}`,
+    expect: { value: { count: 2, sunny: 1 } },
+    logs: [],
+    calls: ['tools.getWeather', 'tools.getWeather'],
+  },
 ];
 
 export const anthropicPrograms: readonly CompatibilityCase[] = [
@@ -575,6 +602,19 @@ const result = await slack.sendMessage({ channel: '#sales', text: \`\${leads.len
 console.log(result.ok ? \`Posted to \${result.channel}\` : 'Failed');`,
     expect: { printed: ['Posted to #sales'] },
     calls: ['salesforce.query', 'slack.sendMessage'],
+  },
+  {
+    style: 'Anthropic MCP code execution: typed rows with a type guard, a total logged',
+    program: `import * as gdrive from './servers/google-drive';
+
+type Row = { orderId: string; Status: string; region: string; amount: number };
+
+const rows: Row[] = await gdrive.getSheet({ sheetId: 'abc123' });
+const isPending = (row: Row): row is Row => row.Status === 'pending';
+const total = rows.filter(isPending).reduce((sum, row) => sum + row.amount, 0);
+console.log(\`Pending total: \${total.toFixed(2)}\`);`,
+    expect: { printed: ['Pending total: 177.75'] },
+    calls: ['google_drive.getSheet'],
   },
 ];
 

@@ -5,7 +5,11 @@ import { createWorkerThreadCodeRuntime } from '@sluice/code-runtime-worker-threa
 import type { Tool } from '@sluice/permissions';
 import { afterAll, describe, expect, it } from 'vitest';
 import { peerTools, resetPeerTools } from './__fixtures__/compatibility/peer-tools.js';
-import { pythonPeerStyles } from './__fixtures__/compatibility/python-peer-styles.js';
+import {
+  llamaIndexPrograms,
+  pythonPeerStyles,
+  vercelPythonPrograms,
+} from './__fixtures__/compatibility/python-peer-styles.js';
 import { pythonPrograms } from './__fixtures__/compatibility/python-programs.js';
 import { pythonWorkflows } from './__fixtures__/compatibility/python-workflows.js';
 import {
@@ -13,18 +17,29 @@ import {
   CompatibilityTally,
   compatibilityTool,
   judge,
+  peerStyleFamilies,
+  styleFamily,
 } from './__fixtures__/compatibility/suite.js';
-import { anthropicPrograms, cloudflarePrograms } from './__fixtures__/compatibility/typescript-peers.js';
+import {
+  anthropicPrograms,
+  cloudflarePrograms,
+  vercelPrograms,
+} from './__fixtures__/compatibility/typescript-peers.js';
 import { typescriptPrograms } from './__fixtures__/compatibility/typescript-programs.js';
 import { typescriptWorkflows } from './__fixtures__/compatibility/typescript-workflows.js';
 
-// Programs in the shapes models write, run through run_code on every provider (TypeScript on
-// worker-thread and QuickJS, Python on CPython). Each returns the value it states or fails with a
+// Programs in the shapes models write, and in the original forms of the public code-mode peers
+// (Cloudflare code mode, Anthropic's MCP code execution and programmatic tool calling, smolagents,
+// Monty, LlamaIndex CodeAct, Vercel's AI SDK), run through run_code on every provider (TypeScript on
+// worker-thread and QuickJS, Python on CPython); the tally after the run says how many of each
+// peer's programs run unchanged on each provider. Each returns the value it states or fails with a
 // message naming the fix; a case marked `gap` (for every provider, or in a suite's `gaps` for one)
 // does neither yet and is expected to fail here, so fixing it turns this run red until it is unmarked.
 
 interface Suite {
   readonly name: string;
+  /** The provider, as the per-style tally names it. */
+  readonly provider: 'worker-thread' | 'QuickJS' | 'CPython';
   readonly runtime: CodeRuntime;
   readonly cases: readonly CompatibilityCase[];
   /** Cases that are gaps on this provider only (by style), with what it does instead. */
@@ -33,36 +48,49 @@ interface Suite {
   readonly tools?: { readonly list: readonly Tool[]; readonly reset: () => void };
 }
 
-// The peers' programs call the peers' own tools (./peer-tools.ts), on both TypeScript providers.
+// The peers' TypeScript programs call the peers' own tools (./peer-tools.ts), on both TypeScript providers.
 const peers = { list: peerTools, reset: resetPeerTools };
+const typescriptPeerPrograms = [...cloudflarePrograms, ...anthropicPrograms, ...vercelPrograms];
+const pythonPeerPrograms = [...pythonPeerStyles, ...llamaIndexPrograms, ...vercelPythonPrograms];
 
 const suites: Suite[] = [
   {
     name: 'TypeScript on @sluice/code-runtime-worker-thread',
+    provider: 'worker-thread',
     runtime: createWorkerThreadCodeRuntime({ wallTimeMs: 20_000 }),
     cases: [...typescriptPrograms, ...typescriptWorkflows],
   },
   {
     name: 'TypeScript on @sluice/code-runtime-quickjs',
+    provider: 'QuickJS',
     runtime: createQuickJsCodeRuntime({ wallTimeMs: 20_000 }),
     cases: [...typescriptPrograms, ...typescriptWorkflows],
   },
   {
-    name: 'Cloudflare and Anthropic MCP styles on @sluice/code-runtime-worker-thread',
+    name: 'Cloudflare, Anthropic MCP and Vercel AI SDK styles on @sluice/code-runtime-worker-thread',
+    provider: 'worker-thread',
     runtime: createWorkerThreadCodeRuntime({ wallTimeMs: 20_000 }),
-    cases: [...cloudflarePrograms, ...anthropicPrograms],
+    cases: typescriptPeerPrograms,
     tools: peers,
   },
   {
-    name: 'Cloudflare and Anthropic MCP styles on @sluice/code-runtime-quickjs',
+    name: 'Cloudflare, Anthropic MCP and Vercel AI SDK styles on @sluice/code-runtime-quickjs',
+    provider: 'QuickJS',
     runtime: createQuickJsCodeRuntime({ wallTimeMs: 20_000 }),
-    cases: [...cloudflarePrograms, ...anthropicPrograms],
+    cases: typescriptPeerPrograms,
     tools: peers,
   },
   {
     name: 'Python on @sluice/code-runtime-python',
+    provider: 'CPython',
     runtime: createPythonCodeRuntime({ wallTimeMs: 20_000 }),
-    cases: [...pythonPrograms, ...pythonWorkflows, ...pythonPeerStyles],
+    cases: [...pythonPrograms, ...pythonWorkflows],
+  },
+  {
+    name: 'Anthropic PTC, smolagents, Monty, LlamaIndex CodeAct and Vercel AI SDK styles on @sluice/code-runtime-python',
+    provider: 'CPython',
+    runtime: createPythonCodeRuntime({ wallTimeMs: 20_000 }),
+    cases: pythonPeerPrograms,
   },
 ];
 
@@ -83,9 +111,21 @@ describe('the compatibility suite', () => {
       if ('fails' in testCase.expect) expect(testCase.note ?? testCase.gap, testCase.style).toBeTruthy();
     }
   });
+
+  it("has at least 60 programs in the peers' styles, every peer among them, each asserting its answer, logs and calls", () => {
+    const peerCases = [...typescriptPeerPrograms, ...pythonPeerPrograms];
+    expect(peerCases.length).toBeGreaterThanOrEqual(60);
+    expect(new Set(peerCases.map((testCase) => testCase.style)).size).toBe(peerCases.length);
+    expect(new Set(peerCases.map(styleFamily))).toEqual(new Set(peerStyleFamilies));
+    for (const testCase of peerCases) {
+      expect(testCase.calls, testCase.style).toBeDefined();
+      // A program whose answer is what it prints states its log lines as that answer.
+      expect(testCase.logs !== undefined || 'printed' in testCase.expect, testCase.style).toBe(true);
+    }
+  });
 });
 
-for (const { name, runtime, cases, gaps, tools } of suites) {
+for (const { name, provider, runtime, cases, gaps, tools } of suites) {
   describe(name, () => {
     const tool = compatibilityTool(runtime, tools?.list);
     for (const testCase of cases) {
@@ -96,7 +136,7 @@ for (const { name, runtime, cases, gaps, tools } of suites) {
         async () => {
           tools?.reset();
           const outcome = await judge(tool, testCase);
-          tally.record(name, testCase, outcome);
+          tally.record(name, provider, testCase, outcome);
           expect(outcome.verdict, outcome.detail).toBe(expected);
         },
         startup,

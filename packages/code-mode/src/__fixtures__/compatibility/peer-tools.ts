@@ -1,8 +1,14 @@
 // The tools of the public code-mode peers' own examples, as their hosts name them: Cloudflare's code
 // mode (AI SDK tools `getWeather`, `sendEmail`, a task list; an MCP server's tools under its name) and
 // the servers of Anthropic's "code execution with MCP" (`google-drive`, `salesforce`, `slack`, named
-// `<server>__<tool>` as an MCP client names them). Deterministic; the task list and the CRM keep
-// their changes for one run at a time (each program starts from the same state: see `resetPeerTools`).
+// `<server>__<tool>` as an MCP client names them), and the AI SDK tools of the code-mode examples for
+// Vercel's AI SDK (`getUserLocation` with an empty input schema, `searchFlights`, `getStockPrice`);
+// besides, the MCP servers of Cloudflare's code-mode docs: `fs`, `db` and `tasks` for multi-server
+// orchestration, a `kv` server whose tools are named `list-keys` and `delete`, and the Cloudflare API
+// server's one `request` tool over a few zones and DNS records.
+// Deterministic; the task list and the CRM keep their changes for one run at a time (each program
+// starts from the same state: see `resetPeerTools`).
+import type { JsonValue } from '@sluice/code-runtime';
 import type { Tool } from '@sluice/permissions';
 
 type Input = Record<string, unknown>;
@@ -18,6 +24,8 @@ const weather: Record<string, string> = { London: '72°F, sunny', Paris: '64°F,
 
 let tasks: Array<{ id: number; title: string; status: 'todo' | 'done'; priority: 'high' | 'low' }> = [];
 let leads: Array<{ Id: string; Email: string; Phone: string; Name: string }> = [];
+let kvKeys: Array<{ name: string; expiration: number }> = [];
+let dnsRecords: Array<{ id: string; name: string; type: string; content: string; proxied: boolean }> = [];
 
 /** Puts the task list and the CRM back as they start. */
 export function resetPeerTools(): void {
@@ -30,6 +38,17 @@ export function resetPeerTools(): void {
     { Id: '00Q1', Email: 'ana@example.org', Phone: '+55 11 5555 0101', Name: 'Ana Lima' },
     { Id: '00Q2', Email: 'bo@example.org', Phone: '+47 555 01 02', Name: 'Bo Berg' },
   ];
+  kvKeys = [
+    { name: 'config:theme', expiration: 0 },
+    { name: 'session:a1', expiration: 1_764_000_000 },
+    { name: 'session:b2', expiration: 1_799_999_999 },
+    { name: 'session:c3', expiration: 1_763_000_000 },
+  ];
+  dnsRecords = [
+    { id: 'r1', name: 'example.com', type: 'A', content: '192.0.2.1', proxied: true },
+    { id: 'r2', name: 'www.example.com', type: 'CNAME', content: 'example.com', proxied: true },
+    { id: 'r3', name: 'example.com', type: 'MX', content: 'mail.example.com', proxied: false },
+  ];
 }
 resetPeerTools();
 
@@ -41,7 +60,141 @@ const sheetRows = [
   { orderId: 'A-5', Status: 'cancelled', region: 'EU', amount: 60 },
 ];
 
+const flights = [
+  { id: 'LH-921', from: 'London', to: 'Oslo', date: '2026-12-18', priceUsd: 214, stops: 0 },
+  { id: 'SK-802', from: 'London', to: 'Oslo', date: '2026-12-18', priceUsd: 168, stops: 0 },
+  { id: 'KL-1144', from: 'London', to: 'Oslo', date: '2026-12-18', priceUsd: 131, stops: 1 },
+  { id: 'AF-1670', from: 'Paris', to: 'Oslo', date: '2026-12-18', priceUsd: 190, stops: 0 },
+];
+
+const stockPrices: Record<string, number> = { NET: 182.4, VRCL: 41.25, ANTH: 310 };
+
+const zones = [
+  { id: 'z1', name: 'example.com', status: 'active', plan: { name: 'Pro' } },
+  { id: 'z2', name: 'example.org', status: 'pending', plan: { name: 'Free' } },
+  { id: 'z3', name: 'example.net', status: 'active', plan: { name: 'Free' } },
+];
+
+// A sliver of the Cloudflare API, answered as its v4 envelope `{ success, errors, result, result_info }`.
+function cloudflareRequest(input: Input): JsonValue {
+  const method = String(input.method);
+  const path = String(input.path);
+  const query = (input.query ?? {}) as Record<string, unknown>;
+  if (method === 'GET' && path === '/zones') {
+    const perPage = Number(query.per_page ?? 20);
+    const page = Number(query.page ?? 1);
+    const result = zones.slice((page - 1) * perPage, page * perPage);
+    const totalPages = Math.ceil(zones.length / perPage);
+    return { success: true, errors: [], result, result_info: { page, per_page: perPage, total_pages: totalPages } };
+  }
+  const records = /^\/zones\/(z\d)\/dns_records$/.exec(path);
+  if (records !== null && zones.some((zone) => zone.id === records[1])) {
+    if (method === 'GET') return { success: true, errors: [], result: records[1] === 'z1' ? dnsRecords : [] };
+    if (method === 'POST') {
+      const body = (input.body ?? {}) as Record<string, unknown>;
+      const record = {
+        id: `r${dnsRecords.length + 1}`,
+        name: String(body.name),
+        type: String(body.type),
+        content: String(body.content),
+        proxied: body.proxied === true,
+      };
+      dnsRecords.push(record);
+      return { success: true, errors: [], result: record };
+    }
+  }
+  throw new Error(`Cloudflare API ${method} ${path}: 7003 Could not route to ${path}, perhaps your object identifier is invalid?`);
+}
+
 export const peerTools: readonly Tool[] = [
+  {
+    name: 'fs__list_files',
+    description: 'Lists the entries of a folder',
+    inputSchema: object({ path: { type: 'string' } }, ['path']),
+    execute: () => [
+      { name: 'atlas', type: 'directory' },
+      { name: 'beacon', type: 'directory' },
+    ],
+  },
+  {
+    name: 'db__query',
+    description: 'Runs a SQL query with positional parameters',
+    inputSchema: object({ query: { type: 'string' }, params: { type: 'array' } }, ['query']),
+    execute: (input) => {
+      const params = ((input as Input).params ?? []) as unknown[];
+      return params[0] === 'beacon' ? [{ id: 7, name: 'beacon', owner: 'bo' }] : [];
+    },
+  },
+  {
+    name: 'tasks__create',
+    description: 'Creates a task in the tracker',
+    inputSchema: object({ title: { type: 'string' }, priority: { enum: ['high', 'low'] } }, ['title']),
+    execute: (input) => ({ id: 'T-100', title: String((input as Input).title), priority: String((input as Input).priority) }),
+  },
+  {
+    name: 'kv__list-keys',
+    description: 'Lists the keys of the namespace with a prefix, with their expiration (Unix seconds, 0 for none)',
+    inputSchema: object({ prefix: { type: 'string' } }),
+    execute: (input) => {
+      const prefix = String((input as Input | null)?.prefix ?? '');
+      return kvKeys.filter((key) => key.name.startsWith(prefix));
+    },
+  },
+  {
+    name: 'kv__delete',
+    description: 'Deletes a key',
+    inputSchema: object({ key: { type: 'string' } }, ['key']),
+    execute: (input) => {
+      const key = String((input as Input).key);
+      const before = kvKeys.length;
+      kvKeys = kvKeys.filter((entry) => entry.name !== key);
+      return { key, deleted: kvKeys.length < before };
+    },
+  },
+  {
+    name: 'cloudflare__request',
+    description: 'Makes an authenticated request to the Cloudflare API v4',
+    inputSchema: object(
+      {
+        method: { enum: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] },
+        path: { type: 'string' },
+        query: { type: 'object' },
+        body: { type: 'object' },
+      },
+      ['method', 'path'],
+    ),
+    execute: (input) => cloudflareRequest(input as Input),
+  },
+  {
+    name: 'getUserLocation',
+    description: "Get the user's current city",
+    inputSchema: object({}),
+    execute: () => 'London',
+  },
+  {
+    name: 'searchFlights',
+    description: 'Search flights between two cities on a date (YYYY-MM-DD), cheapest last',
+    inputSchema: object({ from: { type: 'string' }, to: { type: 'string' }, date: { type: 'string' } }, [
+      'from',
+      'to',
+      'date',
+    ]),
+    execute: (input) => {
+      const { from, to, date } = input as Input;
+      return flights.filter((flight) => flight.from === from && flight.to === to && flight.date === date);
+    },
+  },
+  {
+    name: 'getStockPrice',
+    description: 'The last price of a ticker in USD',
+    inputSchema: object({ symbol: { type: 'string' } }, ['symbol']),
+    execute: (input) => {
+      const { symbol } = input as Input;
+      const price = stockPrices[symbol as string];
+      if (price === undefined) throw new Error(`unknown symbol ${String(symbol)}`);
+      return { symbol: String(symbol), price, currency: 'USD' };
+    },
+  },
   {
     name: 'getWeather',
     description: 'Get weather for a location',

@@ -1,6 +1,7 @@
 // The tools the compatibility programs call: a weather service, web search, an issue tracker with
 // cursor pages, a calculator, a shop whose tool answers with JSON text, workspace files (CSV,
-// Markdown, JSON text), a page fetcher, a flaky order service, a customer store and email. Each has
+// Markdown, JSON text), a page fetcher, a flaky order service, a customer store, email and
+// smolagents' default `web_search` and `visit_webpage`. Each has
 // a JSON Schema input, as MCP servers and function-calling APIs declare them, and answers
 // deterministically (the order service fails each order's first attempt in a run).
 import type { Tool } from '@sluice/permissions';
@@ -112,17 +113,22 @@ export const getIssue: Tool = {
   },
 };
 
-export const add: Tool = {
-  name: 'calculator.add',
-  description: 'a + b.',
+// The calculator's a ∘ b tools, each taking two numbers.
+const arithmetic = (name: string, description: string, apply: (a: number, b: number) => number): Tool => ({
+  name,
+  description,
   inputSchema: {
     type: 'object',
     properties: { a: { type: 'number' }, b: { type: 'number' } },
     required: ['a', 'b'],
     additionalProperties: false,
   },
-  execute: (input) => (input as { a: number }).a + (input as { b: number }).b,
-};
+  execute: (input) => apply((input as { a: number }).a, (input as { b: number }).b),
+});
+
+export const add = arithmetic('calculator.add', 'a + b.', (a, b) => a + b);
+export const subtract = arithmetic('calculator.subtract', 'a - b.', (a, b) => a - b);
+export const multiply = arithmetic('calculator.multiply', 'a * b.', (a, b) => a * b);
 
 export const divide: Tool = {
   name: 'calculator.divide',
@@ -295,6 +301,43 @@ export const sendEmail: Tool = {
   },
 };
 
+// smolagents' two default tools, by their own names: a web search answering Markdown text, and a
+// page visit answering the page as Markdown.
+const searchResults: Record<string, string> = {
+  'kettle-shop founding year':
+    '## Search Results\n\n[About kettle-shop](https://example.org/about)\nkettle-shop was founded in 2014 in Bergen.\n\n[Kettle history](https://example.org/history)\nElectric kettles date from 1891.',
+};
+
+export const smolWebSearch: Tool = {
+  name: 'web_search',
+  description: 'Performs a web search for a query and returns the top results as Markdown text.',
+  inputSchema: {
+    type: 'object',
+    properties: { query: { type: 'string' } },
+    required: ['query'],
+    additionalProperties: false,
+  },
+  execute: (input) => searchResults[String((input as Input).query)] ?? '## Search Results\n\nNo results found.',
+};
+
+export const visitWebpage: Tool = {
+  name: 'visit_webpage',
+  description: 'Visits a web page at the given url and reads its content as a Markdown string.',
+  inputSchema: {
+    type: 'object',
+    properties: { url: { type: 'string' } },
+    required: ['url'],
+    additionalProperties: false,
+  },
+  execute: (input) => {
+    const { url } = input as Input;
+    if (url === 'https://example.org/about') {
+      return '# About kettle-shop\n\nFounded in 2014 in Bergen by two tea lovers.\n\nEmployees: 37\nStores: 4';
+    }
+    throw new Error(`Error fetching the webpage: 404 Client Error: Not Found for url: ${String(url)}`);
+  },
+};
+
 /** Every tool, allowed by the suite's policy. */
 export const compatibilityTools: readonly Tool[] = [
   getWeather,
@@ -302,6 +345,8 @@ export const compatibilityTools: readonly Tool[] = [
   listIssues,
   getIssue,
   add,
+  subtract,
+  multiply,
   divide,
   productJson,
   readFile,
@@ -310,4 +355,6 @@ export const compatibilityTools: readonly Tool[] = [
   orderStatus,
   findCustomers,
   sendEmail,
+  smolWebSearch,
+  visitWebpage,
 ];

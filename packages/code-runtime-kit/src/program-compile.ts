@@ -163,11 +163,24 @@ export function describeException(program: CompiledProgram, thrown: ThrownDescri
   const stackHead = head.length > 0 && compileLine === null ? head.join('\n') : described;
   return {
     kind: 'exception',
-    message: `${described}${where}`,
+    message: `${described}${networkHint(name, thrown.message)}${where}`,
     ...(name === undefined ? {} : { name }),
     ...(first === undefined ? {} : { line: first.line, column: first.column }),
     ...(thrown.stack === undefined ? {} : { stack: [stackHead, ...frames].join('\n') }),
   };
+}
+
+/** The web's network globals, which a run does not have (DESIGN.md: no ambient capability). */
+const networkGlobals = /^(fetch|XMLHttpRequest|WebSocket|EventSource|navigator) is not defined$/;
+
+/**
+ * For a program that reached for the network itself (`fetch(url)`, as a script written for Node or
+ * a browser does): the sentence saying a run has none and how it reaches the web. Empty otherwise.
+ */
+function networkHint(name: string | undefined, message: string): string {
+  const match = name === 'ReferenceError' ? networkGlobals.exec(message) : null;
+  if (match === null) return '';
+  return `. A program has no network of its own: call one of the host's tools that fetches instead of ${match[1]} (sluice.searchTools('fetch') finds one, if there is any)`;
 }
 
 /**

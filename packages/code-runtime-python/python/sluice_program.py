@@ -16,7 +16,9 @@ the AST, never on the text, so every line number stays the model's own:
 - `final_answer(x)` (smolagents, Monty) ends the program with `x`, from anywhere: a bare `except:`
   or `except BaseException` lets it through, as one around a top-level `return` does.
 
-A markdown fence around the whole program (```python … ```) is blanked line by line, so line
+A markdown fence around the whole program (```python … ```), or the tags an agent framework asks
+its model to put around code (smolagents' `<code>…</code>` and the `<end_code>` after its older
+prompts' fence, LlamaIndex CodeAct's `<execute>…</execute>`), is blanked line by line, so line
 numbers do not move.
 """
 
@@ -244,22 +246,36 @@ def _final_expression(body):
 _FENCE_TAGS = ('', 'python', 'py', 'python3')
 
 
+#: Tags around the whole program, on lines of their own, and the line that closes each.
+_CODE_TAGS = {'<code>': '</code>', '<execute>': '</execute>'}
+#: What smolagents' older prompts put after the closing fence, on its line or the next.
+_END_CODE = '<end_code>'
+
+
 def _unfence(source):
-    """`source` with a markdown fence around the whole program blanked (lines kept), or as it is."""
+    """`source` with a fence or code tags around the whole program blanked (lines kept), or as it is."""
     lines = source.split('\n')
-    first = next((index for index, line in enumerate(lines) if line.strip()), None)
-    if first is None:
+    filled = [index for index, line in enumerate(lines) if line.strip()]
+    if not filled:
         return source
-    opening = lines[first].strip()
-    marker = opening[:3]
-    if marker not in ('```', '~~~') or opening[3:].strip().lower() not in _FENCE_TAGS:
+    opening = lines[filled[0]].strip()
+    if opening in _CODE_TAGS:
+        closing = _CODE_TAGS[opening]
+    elif opening[:3] in ('```', '~~~') and opening[3:].strip().lower() in _FENCE_TAGS:
+        closing = opening[:3]
+    else:
         return source
-    lines[first] = ''
-    for index in range(len(lines) - 1, first, -1):
-        if lines[index].strip():
-            if lines[index].strip() == marker:
-                lines[index] = ''
-            break
+    lines[filled[0]] = ''
+    rest = filled[1:]
+    if rest and lines[rest[-1]].strip() == _END_CODE:
+        lines[rest[-1]] = ''
+        rest = rest[:-1]
+    if rest:
+        last = lines[rest[-1]].strip()
+        if last.endswith(_END_CODE):
+            last = last[: -len(_END_CODE)].rstrip()
+        if last == closing:
+            lines[rest[-1]] = ''
     return '\n'.join(lines)
 
 

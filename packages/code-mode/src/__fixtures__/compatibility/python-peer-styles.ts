@@ -243,7 +243,6 @@ final_answer(int(year))
     expect: { value: 2014 },
     logs: ['found: 2014'],
     calls: ['tools.web_search'],
-    gap: "the Python provider strips a markdown fence but not smolagents' <code>…</code> tags: `SyntaxError: invalid syntax (line 1)`, nothing runs",
   },
   {
     style: "smolagents: the older prompt's py fence closed by <end_code>, visit_webpage then final_answer",
@@ -256,7 +255,6 @@ final_answer(f"kettle-shop has {employees} employees")
     expect: { value: 'kettle-shop has 37 employees' },
     logs: ['37'],
     calls: ['tools.visit_webpage'],
-    gap: 'the Python provider strips the fence only when nothing follows its closing ```: with `<end_code>` after it, `SyntaxError: invalid syntax (line 6)` (the closing fence), nothing runs',
   },
   {
     style: 'smolagents: a page that fails to load printed as an observation, the next one used, a dict as final_answer',
@@ -425,7 +423,6 @@ print(f"The hypotenuse is {hypotenuse(3, 4):.2f}")
 </execute>`,
     expect: { printed: ['The hypotenuse is 5.00'] },
     calls: ['calculator.multiply', 'calculator.multiply', 'calculator.add'],
-    gap: "the Python provider does not strip LlamaIndex's <execute>…</execute> tags: `SyntaxError: invalid syntax (line 1)`, nothing runs",
   },
   {
     style: 'LlamaIndex CodeAct: a formatted table printed from a tool called in a loop',

@@ -132,6 +132,46 @@ describe.skipIf('skip' in found)('python data analysis on a real interpreter (nu
     }
   });
 
+  it('carries numpy and pandas values across the JSON boundary by the documented rules', slow, async () => {
+    const program = python(
+      'import numpy as np, pandas as pd',
+      'frame = pd.DataFrame({"n": [1, 2], "x": [1.5, np.nan], "t": pd.to_datetime(["2026-01-05", None])})',
+      'return {',
+      '    "scalars": [np.int64(3), np.float32(0.5), np.bool_(True), np.float64("inf"), np.datetime64("2026-01-05T10:30")],',
+      '    "array": np.array([[1, 2], [3, 4]]),',
+      '    "records": frame,',
+      '    "indexed": frame.set_index("n")[["x"]],',
+      '    "series": pd.Series([1.5, np.nan], index=["a", "b"]),',
+      '    "plain": pd.Series([1, 2]),',
+      '    "missing": [pd.NaT, pd.NA, pd.Timestamp("2026-01-05T10:30"), pd.Timedelta("90s")],',
+      '}',
+    );
+    expect(successValue(await runtime.run({ program }))).toEqual({
+      scalars: [3, 0.5, true, null, '2026-01-05T10:30'],
+      array: [
+        [1, 2],
+        [3, 4],
+      ],
+      records: [
+        { n: 1, x: 1.5, t: '2026-01-05' },
+        { n: 2, x: null, t: null },
+      ],
+      indexed: [
+        { n: 1, x: 1.5 },
+        { n: 2, x: null },
+      ],
+      series: { a: 1.5, b: null },
+      plain: [1, 2],
+      missing: [null, null, '2026-01-05T10:30:00', 90],
+    });
+    const refused = failureOf(
+      await runtime.run({ program: 'import numpy as np\nreturn {"z": np.array([1j])}' }),
+      'invalid-output',
+    );
+    expect(refused.message).toContain('$["z"]');
+    expect(failureOf(await runtime.run({ program: 'return float("nan")' }), 'invalid-output').message).toContain('nan');
+  });
+
   it('ends a 2 GiB numpy array as memory, touched (ones) or not (zeros)', slow, async () => {
     for (const make of ['np.ones(2**28)', 'np.zeros(2**28)']) {
       const failure = failureOf(

@@ -19,6 +19,9 @@ THREAD_VARIABLES = (
     'NUMEXPR_NUM_THREADS', 'VECLIB_MAXIMUM_THREADS', 'GOTO_NUM_THREADS',
 )  # fmt: skip
 
+#: The most pixels one figure may have to be drawn (a 4096 × 4096 image): larger ones are listed, not drawn.
+MAX_PIXELS = 4096 * 4096
+
 #: Figures shown (`plt.show()`) during this run, in order: sent even when the program closed them afterwards.
 _shown = []
 
@@ -126,6 +129,11 @@ def collect_figures(limit, limit_bytes):
             continue
         buffer = io.BytesIO()
         try:
+            width, height = (float(side) * float(figure.dpi) for side in figure.get_size_inches())
+            if width * height > MAX_PIXELS:
+                entry['omitted'] = f'{round(width)}×{round(height)} pixels is over the {MAX_PIXELS} pixels a figure may have'
+                sent.append(entry)
+                continue
             figure.savefig(buffer, format='png')
         except Exception as error:  # noqa: BLE001  (the program's artists draw themselves)
             entry['omitted'] = f'drawing it failed: {type(error).__name__}: {error}'

@@ -120,12 +120,18 @@ describe.skipIf('skip' in found)('python data analysis on a real interpreter (nu
     ).toBe(7);
     const limited = testRuntime({ ...budgets, preloadModules, figureLimit: 1 });
     try {
-      const program = 'import matplotlib.pyplot as plt\nfor n in range(3):\n    plt.figure(figsize=(1, 1))\n';
+      const program = python(
+        'import matplotlib.pyplot as plt',
+        'plt.figure(figsize=(500, 500))',
+        'for n in range(3):',
+        '    plt.figure(figsize=(1, 1))',
+      );
       const value = successValue(await limited.run({ program })) as { figures: Record<string, unknown>[] };
       expect(value.figures.map((figure) => [figure.figure, figure.type ?? figure.omitted])).toEqual([
-        [1, 'image'],
-        [2, 'over the limit of 1 figures a run'],
+        [1, '50000×50000 pixels is over the 16777216 pixels a figure may have'],
+        [2, 'image'],
         [3, 'over the limit of 1 figures a run'],
+        [4, 'over the limit of 1 figures a run'],
       ]);
     } finally {
       await limited.dispose();
@@ -164,6 +170,15 @@ describe.skipIf('skip' in found)('python data analysis on a real interpreter (nu
       plain: [1, 2],
       missing: [null, null, '2026-01-05T10:30:00', 90],
     });
+    const saved: unknown[] = [];
+    const save = (input: unknown) => {
+      saved.push(input);
+      return 'saved';
+    };
+    const call =
+      'import numpy as np, pandas as pd\nawait tools.save(frame=pd.DataFrame({"x": [np.nan, 2.0]}), total=np.float64(2.0))';
+    successValue(await runtime.run({ program: call, bindings: { tools: { save } } }));
+    expect(saved).toEqual([{ frame: [{ x: null }, { x: 2 }], total: 2 }]);
     const refused = failureOf(
       await runtime.run({ program: 'import numpy as np\nreturn {"z": np.array([1j])}' }),
       'invalid-output',

@@ -1,6 +1,7 @@
 // Python data analysis (issue 28): a one-call pandas program with numpy, pandas and matplotlib preloaded
 // in the zygote (warm), against the same program importing pandas in each run (cold: allowSitePackages
-// only), and against the plain Python row (the same call summed without pandas, nothing preloaded).
+// only), and against the plain Python row (the same call summed without pandas), with nothing preloaded
+// and with the modules preloaded (what the bigger zygote alone costs a run).
 // Prints p50/p95 of runs 20 ms apart, runs/s at 1 and 2 callers, the child's CPU p50 and the zygote's
 // memory. `pnpm --filter @sluice/bench python-data` (env PYTHON, default /usr/bin/python3; ROUNDS).
 import { readdirSync, readFileSync } from 'node:fs';
@@ -29,11 +30,14 @@ interface Row {
   readonly scale: number;
 }
 
+const preloaded = { ...budgets, preloadModules: ['numpy', 'pandas', 'matplotlib.pyplot'] };
+
 const suites: Row[] = [
   { name: 'plain Python (nothing preloaded)', settings: budgets, program: plainProgram, scale: 1 },
+  { name: 'plain Python, modules preloaded', settings: preloaded, program: plainProgram, scale: 1 },
   {
     name: 'pandas, warm (preloadModules)',
-    settings: { ...budgets, preloadModules: ['numpy', 'pandas', 'matplotlib.pyplot'] },
+    settings: preloaded,
     program: pandasProgram,
     scale: 1,
   },

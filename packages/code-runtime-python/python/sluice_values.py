@@ -25,10 +25,11 @@ import sluice_values_data
 _DONE = object()
 #: A converted value that crosses as null (NaN or NaT in numpy and pandas values).
 _NULL = sluice_values_data.NULL
-#: Whether the innermost check met a numpy float that is NaN or infinite (written as null, see `_encoded`).
+#: Whether the innermost check met a numpy float that is NaN, infinite or -0.0 (written as null or 0.0, see `_encoded`).
 _nonfinite = [False]
-#: JSON strings, kept as they are, or the non-finite numbers the encoder writes with allow_nan, made null.
-_NON_FINITE = re.compile(rb'("(?:[^"\\]|\\.)*")|-?Infinity|NaN')
+#: JSON strings, kept as they are, or the non-finite numbers the encoder writes with allow_nan, made null,
+#: or a negative zero (which the host refuses: JSON has none), made 0.0.
+_NON_FINITE = re.compile(rb'("(?:[^"\\]|\\.)*")|-?Infinity|NaN|-0\.0(?=[,\]}]|$)')
 #: The arrays, strings and objects standing for converted values (a set, a generator, a Decimal, …)
 #: during one check and its encoding, by the id of the value, innermost check last: a generator
 #: walked is spent, so the encoder writes what the walk read. A check within a check (a generator
@@ -93,6 +94,8 @@ def _walk(root, depth_limit, limit_bytes, label='$', outer=0):
                 _nonfinite[-1] = True
                 low += 4
                 high += 4
+            elif value == 0.0 and kind is not float and math.copysign(1.0, value) < 0 and _is_numpy(value):
+                _nonfinite[-1] = True  # numpy's -0.0 (a rounded small negative) crosses as 0.0
             low += 3  # 1.0
             high += 24  # -1.2345678901234567e-308
         elif isinstance(value, str):
@@ -443,11 +446,19 @@ def _encoded(problem, low, high, value, limit_bytes):
                 return None, None, size
     encoded = encode(value)
     if _nonfinite[-1]:
-        encoded = _NON_FINITE.sub(lambda match: match.group(1) or b'null', encoded)
+        encoded = _NON_FINITE.sub(_finite, encoded)
     return None, (encoded if len(encoded) <= limit_bytes else None), len(encoded)
 
 
 _write_utf8, _write_ascii = _json_writer(False), _json_writer(True)
+
+
+def _finite(match):
+    """A string as it is; a number the walk let through from numpy as JSON has it: NaN and infinities null, -0.0 as 0.0."""
+    text = match.group(0)
+    if match.group(1) is not None:
+        return text
+    return b'0.0' if text == b'-0.0' else b'null'
 
 
 def install_json_hint():

@@ -2,7 +2,7 @@
 
 Only consulted for a value whose type is numpy's or pandas' (so only once a program imported them):
 
-- a numpy bool, integer or float scalar: the Python bool, int or float (NaN and ±inf: null);
+- a numpy bool, integer or float scalar: the Python bool, int or float (NaN and ±inf: null; -0.0: 0.0);
 - `datetime64`: ISO 8601 text, as precise as the value needs (`"2026-01-05"`, `"2026-01-05T10:30"`); NaT: null;
 - `timedelta64` and pandas `Timedelta`: seconds, a number; NaT: null;
 - an `ndarray`: nested arrays of those; complex numbers are refused;
@@ -49,7 +49,7 @@ def _scalar(value, numpy):
     if isinstance(value, numpy.integer):
         return int(value)
     if isinstance(value, numpy.floating):
-        number = float(value)
+        number = float(value) + 0.0  # -0.0 crosses as 0.0 (JSON has no negative zero)
         return number if numpy.isfinite(number) else NULL
     if isinstance(value, numpy.datetime64):
         return NULL if numpy.isnat(value) else str(numpy.datetime_as_string(value, unit='auto'))
@@ -78,6 +78,8 @@ def _column(array, numpy, pandas):
         items = numpy.datetime_as_string(array, unit='auto').astype(object)
     elif kind == 'm':
         items = (array / numpy.timedelta64(1, 's')).astype(object)
+    elif kind == 'f':
+        items = (array + 0.0).astype(object)  # -0.0 crosses as 0.0 (JSON has no negative zero)
     else:
         items = array.astype(object)
     if pandas is not None:

@@ -150,6 +150,7 @@ describe.skipIf('skip' in found)('python data analysis on a real interpreter (nu
       '    "series": pd.Series([1.5, np.nan], index=["a", "b"]),',
       '    "plain": pd.Series([1, 2]),',
       '    "missing": [pd.NaT, pd.NA, pd.Timestamp("2026-01-05T10:30"), pd.Timedelta("90s")],',
+      '    "zeros": [np.float64(-0.0), pd.Series([-0.001, -0.5]).round(2), "-0.0"],',
       '}',
     );
     expect(successValue(await runtime.run({ program }))).toEqual({
@@ -169,6 +170,7 @@ describe.skipIf('skip' in found)('python data analysis on a real interpreter (nu
       series: { a: 1.5, b: null },
       plain: [1, 2],
       missing: [null, null, '2026-01-05T10:30:00', 90],
+      zeros: [0, [0, -0.5], '-0.0'],
     });
     const saved: unknown[] = [];
     const save = (input: unknown) => {

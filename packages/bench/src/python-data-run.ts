@@ -12,7 +12,7 @@ import { percentile, spacedLatency, throughput } from './bench-harness.js';
 const python = process.env.PYTHON ?? '/usr/bin/python3';
 const rounds = Number(process.env.ROUNDS ?? 40);
 const rows = Array.from({ length: 200 }, (_, index) => ({
-  region: ['north', 'south', 'west'][index % 3],
+  region: ['north', 'south', 'west'][index % 3] ?? 'north',
   amount: index,
 }));
 const bindings = { tools: { rows: async () => rows } };

@@ -211,6 +211,7 @@ describe.skipIf('skip' in found)('python data analysis on a real interpreter (nu
     );
     const result = await runtime.run({ program });
     const layers = runtime.isolation;
+    expect(layers).toContain('the packages and data of the modules it starts with (numpy, pandas, matplotlib.pyplot)');
     if (!layers.includes('Landlock')) {
       console.warn('python data analysis: Landlock is not available here; the refused read is not checked');
       return;

@@ -139,7 +139,7 @@ def _walk(root, depth_limit, limit_bytes, label='$', outer=0):
         else:
             known = converted.get(id(value))
             if known is not None:
-                value = known  # reached again: what it was read into the first time
+                value = None if known is _NULL else known  # reached again: what it was read into the first time
                 continue
             count = _item_count(value)
             if count is not None:

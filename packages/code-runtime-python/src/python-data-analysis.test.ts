@@ -165,6 +165,7 @@ describe.skipIf('skip' in found)('python data analysis on a real interpreter (nu
       '    "plain": pd.Series([1, 2]),',
       '    "missing": [pd.NaT, pd.NA, pd.Timestamp("2026-01-05T10:30"), pd.Timedelta("90s")],',
       '    "zeros": [np.float64(-0.0), pd.Series([-0.001, -0.5]).round(2), "-0.0"],',
+      '    "twice": [pd.NA, pd.NA, np.float32("nan"), np.datetime64("NaT")] * 2,',
       '}',
     );
     expect(successValue(await runtime.run({ program }))).toEqual({
@@ -185,6 +186,7 @@ describe.skipIf('skip' in found)('python data analysis on a real interpreter (nu
       plain: [1, 2],
       missing: [null, null, '2026-01-05T10:30:00', 90],
       zeros: [0, [0, -0.5], '-0.0'],
+      twice: [null, null, null, null, null, null, null, null],
     });
     const saved: unknown[] = [];
     const save = (input: unknown) => {

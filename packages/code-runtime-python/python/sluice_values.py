@@ -322,6 +322,10 @@ def _is_datetime(value):
 
 def _unjsonable(value):
     """What `value` is and what to write instead."""
+    if _is_numpy(value):
+        problem = sluice_values_data.problem(value)
+        if problem is not None:
+            return problem
     described = _article(value)
     if isinstance(value, collections.abc.Coroutine):
         call = not_awaited_call(value)

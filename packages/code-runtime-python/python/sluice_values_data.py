@@ -10,7 +10,8 @@ Only consulted for a value whose type is numpy's or pandas' (so only once a prog
   each label (as text) to its value, or `[{"index": label, "value": value}, …]` when labels repeat;
 - a `DataFrame`: records, `[{column: value, …}, …]`; an index that is not a plain range is kept as
   the first field(s) of each record, named as `reset_index()` names it (`"index"` when unnamed);
-- an `Index`: an array; pandas `NA`, `NaT` and missing values in any column: null.
+- an `Index`: an array; pandas `NA`, `NaT`, missing values in any column and masked items: null.
+- refused, with the reason (`problem`): complex numbers, a frame whose column names repeat.
 """
 
 import sys
@@ -60,7 +61,26 @@ def _scalar(value, numpy):
     return None
 
 
+def problem(value):
+    """Why a numpy or pandas value `replacement` refused cannot cross, and the fix; None for the generic sentence."""
+    numpy = sys.modules.get('numpy')
+    pandas = sys.modules.get('pandas')
+    if pandas is not None and isinstance(value, pandas.DataFrame):
+        names = [str(name) for name in value.columns]
+        repeated = sorted({name for name in names if names.count(name) > 1})
+        if repeated:
+            return f'is a DataFrame with repeated column names ({", ".join(repeated)}), which records cannot hold: rename them'
+        return 'is a DataFrame with a column of complex numbers, which JSON cannot carry: split it into .real and .imag'
+    if numpy is not None and getattr(getattr(value, 'dtype', None), 'kind', None) == 'c':
+        return f'holds complex numbers ({type(value).__name__}), which JSON cannot carry: split them into .real and .imag'
+    return None
+
+
 def _array(array, numpy, pandas):
+    if numpy.ma.isMaskedArray(array):
+        items = numpy.asarray(array.data).astype(object)
+        items[numpy.ma.getmaskarray(array)] = None  # masked items: null
+        array = items
     if array.ndim == 0:
         return _scalar(array[()], numpy) if isinstance(array[()], numpy.generic) else array[()]
     if array.ndim > 1:
@@ -118,6 +138,8 @@ def _frame(frame, numpy, pandas):
     if not _plain_range(frame.index, pandas):
         frame = frame.reset_index()
     names = [_label(name) if not isinstance(name, str) else name for name in frame.columns]
+    if len(set(names)) != len(names):
+        return None  # records would keep one of each (see `problem`)
     columns = []
     for position in range(frame.shape[1]):
         column = _column(frame.iloc[:, position].to_numpy(), numpy, pandas)

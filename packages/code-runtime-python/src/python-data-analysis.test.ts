@@ -166,6 +166,7 @@ describe.skipIf('skip' in found)('python data analysis on a real interpreter (nu
       '    "missing": [pd.NaT, pd.NA, pd.Timestamp("2026-01-05T10:30"), pd.Timedelta("90s")],',
       '    "zeros": [np.float64(-0.0), pd.Series([-0.001, -0.5]).round(2), "-0.0"],',
       '    "twice": [pd.NA, pd.NA, np.float32("nan"), np.datetime64("NaT")] * 2,',
+      '    "masked": np.ma.array([1.0, 2.0, 3.0], mask=[0, 1, 0]),',
       '}',
     );
     expect(successValue(await runtime.run({ program }))).toEqual({
@@ -187,6 +188,7 @@ describe.skipIf('skip' in found)('python data analysis on a real interpreter (nu
       missing: [null, null, '2026-01-05T10:30:00', 90],
       zeros: [0, [0, -0.5], '-0.0'],
       twice: [null, null, null, null, null, null, null, null],
+      masked: [1, null, 3],
     });
     const saved: unknown[] = [];
     const save = (input: unknown) => {
@@ -197,11 +199,26 @@ describe.skipIf('skip' in found)('python data analysis on a real interpreter (nu
       'import numpy as np, pandas as pd\nawait tools.save(frame=pd.DataFrame({"x": [np.nan, 2.0]}), total=np.float64(2.0))';
     successValue(await runtime.run({ program: call, bindings: { tools: { save } } }));
     expect(saved).toEqual([{ frame: [{ x: null }, { x: 2 }], total: 2 }]);
-    const refused = failureOf(
-      await runtime.run({ program: 'import numpy as np\nreturn {"z": np.array([1j])}' }),
-      'invalid-output',
+    const refusals = {
+      'return {"z": np.array([1j])}':
+        '$["z"] holds complex numbers (ndarray), which JSON cannot carry: split them into .real and .imag',
+      'return [pd.DataFrame([[1, 2]], columns=["a", "a"])]':
+        '$[0] is a DataFrame with repeated column names (a), which records cannot hold: rename them',
+      'return pd.DataFrame({"f": [len]})': '$[0]["f"] is a builtin_function_or_method',
+    };
+    for (const [line, message] of Object.entries(refusals)) {
+      const refused = failureOf(
+        await runtime.run({ program: `import numpy as np, pandas as pd\n${line}` }),
+        'invalid-output',
+      );
+      expect(refused.message).toContain(message);
+    }
+    // Checked against the budget by its size before it is copied: 10 million items cannot fit 1 MiB.
+    const huge = failureOf(
+      await runtime.run({ program: 'import numpy as np\nreturn np.zeros(10**7)' }),
+      'output-limit',
     );
-    expect(refused.message).toContain('$["z"]');
+    expect(huge.message).toContain('20000001 or more bytes');
     expect(failureOf(await runtime.run({ program: 'return float("nan")' }), 'invalid-output').message).toContain('nan');
   });
 

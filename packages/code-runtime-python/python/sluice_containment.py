@@ -83,8 +83,8 @@ def landlock_abi():
     return version if version > 0 else 0
 
 
-def read_paths():
-    """What the interpreter needs to read: its import path and the system libraries, each tree once.
+def read_paths(extra=()):
+    """What the interpreter needs to read: its import path, the system libraries and `extra`, each tree once.
 
     Landlock rules hold for an inode and everything beneath it, so a path inside another's tree, or
     a second name for the same one (`/lib` for `/usr/lib`), would only cost each child more system
@@ -93,6 +93,7 @@ def read_paths():
     paths = [entry for entry in sys.path if entry]
     paths += [os.path.join(sys.base_prefix, 'lib'), os.path.join(sys.base_exec_prefix, 'lib')]
     paths += _SYSTEM_READ_PATHS
+    paths += extra
     trees = []
     for path in sorted({os.path.realpath(path) for path in paths if os.path.exists(path)}, key=len):
         if not any(path.startswith(tree + os.sep) for tree in trees if os.path.isdir(tree)):

@@ -17,6 +17,7 @@ import types
 
 import sluice_channel
 import sluice_containment
+import sluice_data
 import sluice_determinism
 import sluice_host_calls
 import sluice_memory
@@ -205,6 +206,7 @@ class Prepared:
         # The program is the module `__main__`: `import __main__`, pickling and dataclasses find its globals.
         self.module = types.ModuleType('__main__')
         self.host_calls = sluice_host_calls.HostCalls(self.channel)
+        self.figure_limits = (0, 0)  # matplotlib figures sent a run: count and base64 bytes (set by the zygote)
         sluice_program.patch_asyncio()
         sluice_values.install_json_hint()
         sluice_host_calls.watch_coroutines()
@@ -276,6 +278,7 @@ def _run(channel, loop, request, prepared):
     limits = request['limits']
     if request.get('deterministic') is not None:
         sluice_determinism.install(request['deterministic'], loop, channel)  # before attach: replies wait from the first
+    sluice_data.reseed(request.get('deterministic'))
     channel.attach(loop, limits)
     prepared.budget.limit = limits['logBytes'] + 4096
     sys.stdout, sys.stderr = prepared.stdout, prepared.stderr
@@ -309,11 +312,17 @@ def _run(channel, loop, request, prepared):
                 program_globals[name] = module
     failure = None
     has_value = value = checked = None
+    figure_limits = prepared.figure_limits
     try:
         try:
             has_value, value = sluice_program.execute(program, program_globals, loop)
         finally:
             _quiesce()
+        figures = sluice_data.collect_figures(*figure_limits)
+        if figures is not None:
+            # Figures shown or left open travel in the value, where code mode finds images (see README, "Data analysis").
+            value = {'figures': figures, 'value': value} if has_value else {'figures': figures}
+            has_value = True
         if has_value:
             # Reading the value can run the program's code (a generator's body, an exception's __str__, a
             # set's comparisons): with nothing it armed left to interrupt it, and anything that code arms

@@ -7,18 +7,29 @@ and `time` (their `isoformat()` string), int keys (their decimal string), a set 
 array, sorted when its items compare), a `pathlib` path (its text), a `Decimal` (its text, exactly
 as written: `"12.50"`), an exception (`{"error": "<Name>: <message>"}`, as `asyncio.gather(...,
 return_exceptions=True)` leaves them), and a generator or any other iterator, a `range`, a dict
-view or a `deque` (an array of what it yields, read once). Everything
+view or a `deque` (an array of what it yields, read once), and numpy and pandas values (scalars,
+arrays, `Series`, `DataFrame` records, `datetime64`, NaN and NaT as null: see sluice_values_data). Everything
 else — bytes, functions, cycles, NaN, integers beyond 2**53 — is refused with the path and the fix.
 """
 
 import collections.abc
 import json
 import math
+import re
 import reprlib
 import sys
 import types
 
+import sluice_values_data
+
 _DONE = object()
+#: A converted value that crosses as null (NaN or NaT in numpy and pandas values).
+_NULL = sluice_values_data.NULL
+#: Whether the innermost check met a numpy float that is NaN, infinite or -0.0 (written as null or 0.0, see `_encoded`).
+_nonfinite = [False]
+#: JSON strings, kept as they are, or the non-finite numbers the encoder writes with allow_nan, made null,
+#: or a negative zero (which the host refuses: JSON has none), made 0.0.
+_NON_FINITE = re.compile(rb'("(?:[^"\\]|\\.)*")|-?Infinity|NaN|-0\.0(?=[,\]}]|$)')
 #: The arrays, strings and objects standing for converted values (a set, a generator, a Decimal, …)
 #: during one check and its encoding, by the id of the value, innermost check last: a generator
 #: walked is spent, so the encoder writes what the walk read. A check within a check (a generator
@@ -34,10 +45,12 @@ _VIEWS = (type({}.keys()), type({}.values()), type({}.items()), collections.dequ
 def json_problem(value, depth_limit):
     """Where `value` stops being JSON, as a sentence naming the fix, or None when it is fine."""
     _converted.append({})
+    _nonfinite.append(False)
     try:
         return _walk(value, depth_limit, math.inf)[0]
     finally:
         _converted.pop()
+        _nonfinite.pop()
 
 
 def _walk(root, depth_limit, limit_bytes, label='$', outer=0):
@@ -75,7 +88,14 @@ def _walk(root, depth_limit, limit_bytes, label='$', outer=0):
             high += digits + 1
         elif kind is float or isinstance(value, float):
             if math.isnan(value) or math.isinf(value):
-                return _at(frames, f'is {float.__repr__(value)}, which JSON cannot carry: use None or a string', label), low, high
+                if kind is float or not _is_numpy(value):
+                    return _at(frames, f'is {float.__repr__(value)}, which JSON cannot carry: use None or a string', label), low, high
+                # numpy's float64 is a float: the encoder writes it as NaN or Infinity, which `encode` turns into null.
+                _nonfinite[-1] = True
+                low += 4
+                high += 4
+            elif value == 0.0 and kind is not float and math.copysign(1.0, value) < 0 and _is_numpy(value):
+                _nonfinite[-1] = True  # numpy's -0.0 (a rounded small negative) crosses as 0.0
             low += 3  # 1.0
             high += 24  # -1.2345678901234567e-308
         elif isinstance(value, str):
@@ -108,23 +128,31 @@ def _walk(root, depth_limit, limit_bytes, label='$', outer=0):
                 else:
                     frames.append([enumerate(value), None, key, None, False])
         elif _is_datetime(value):
-            size = len(value.isoformat()) + 2
-            low += size
-            high += size
+            if _is_missing_time(value):
+                converted[id(value)] = _NULL
+                low += 4
+                high += 4
+            else:
+                size = len(value.isoformat()) + 2
+                low += size
+                high += size
         else:
             known = converted.get(id(value))
             if known is not None:
-                value = known  # reached again: what it was read into the first time
+                value = None if known is _NULL else known  # reached again: what it was read into the first time
                 continue
-            if isinstance(value, (set, frozenset) + _VIEWS):
+            count = _item_count(value)
+            if count is not None:
                 # Each item is at least one byte and a comma: a collection too large for the budget is not copied.
-                least = 2 * len(value) + 1
+                least = 2 * count + 1
                 if low + least > limit_bytes:
                     return None, low + least, high + least
             replacement = _replacement(value)
             if replacement is None:
                 return _at(frames, _unjsonable(value), label), low, high
             converted[id(value)] = replacement
+            if replacement is _NULL:
+                replacement = None
             value = replacement
             continue
         if low > limit_bytes:
@@ -173,8 +201,20 @@ def _read_into(source, items):
         yield item
 
 
+def _item_count(value):
+    """How many items a collection about to be copied holds (a set, a view, an array, a frame), else None."""
+    if isinstance(value, (set, frozenset) + _VIEWS):
+        return len(value)
+    if _is_numpy(value):
+        size = getattr(value, 'size', None)
+        return size if isinstance(size, int) else None
+    return None
+
+
 def _replacement(value):
-    """What a value JSON cannot carry as it is crosses as (a list, a string or a dict), or None."""
+    """What a value JSON cannot carry as it is crosses as (a list, a string, a dict or _NULL), or None."""
+    if _is_numpy(value):
+        return sluice_values_data.replacement(value)
     if isinstance(value, (set, frozenset)):
         try:
             return sorted(value)
@@ -263,6 +303,17 @@ def _integer_size(bits):
     return f'of {bits} bits ({digits})'
 
 
+def _is_numpy(value):
+    """Whether `value` is numpy's or pandas' (only a program that imported them can hold one, so no import)."""
+    return 'numpy' in sys.modules and type(value).__module__.partition('.')[0] in ('numpy', 'pandas')
+
+
+def _is_missing_time(value):
+    """pandas' NaT, a datetime that is no time: null."""
+    pandas = sys.modules.get('pandas')
+    return pandas is not None and value is pandas.NaT
+
+
 def _is_datetime(value):
     # Only a program that imported datetime can hold one, so the check costs no import.
     module = sys.modules.get('datetime')
@@ -271,6 +322,10 @@ def _is_datetime(value):
 
 def _unjsonable(value):
     """What `value` is and what to write instead."""
+    if _is_numpy(value):
+        problem = sluice_values_data.problem(value)
+        if problem is not None:
+            return problem
     described = _article(value)
     if isinstance(value, collections.abc.Coroutine):
         call = not_awaited_call(value)
@@ -311,6 +366,8 @@ def _to_json(value):
     """`default` for json.dumps: what the walker accepted beyond plain JSON (converted values, datetimes)."""
     if _converted:
         known = _converted[-1].get(id(value))
+        if known is _NULL:
+            return None
         if known is not None:
             return known
     if _is_datetime(value):
@@ -327,9 +384,10 @@ def _json_writer(ensure_ascii):
     """
     make = json.encoder.c_make_encoder
     if make is None:  # an interpreter without the _json accelerator
-        return lambda value: json.dumps(value, ensure_ascii=ensure_ascii, allow_nan=False, separators=(',', ':'), default=_to_json)
+        return lambda value: json.dumps(value, ensure_ascii=ensure_ascii, allow_nan=True, separators=(',', ':'), default=_to_json)
     escape = json.encoder.c_encode_basestring_ascii if ensure_ascii else json.encoder.c_encode_basestring
-    write = make(None, _to_json, escape, None, ':', ',', False, False, False)
+    # allow_nan: the walk has refused Python's own NaN and infinities; numpy's become null in `_encoded`.
+    write = make(None, _to_json, escape, None, ':', ',', False, False, True)
     return lambda value: escape(value) if type(value) is str else ''.join(write(value, 0))
 
 
@@ -351,16 +409,19 @@ def check_and_encode(value, depth_limit, limit_bytes):
     written out in full. Measured in docs/decisions/2026-11-30-python-value-memory.md.
     """
     _converted.append({})
+    _nonfinite.append(False)
     try:
         problem, low, high = _walk(value, depth_limit, limit_bytes)
         return _encoded(problem, low, high, value, limit_bytes)
     finally:
         _converted.pop()
+        _nonfinite.pop()
 
 
 def check_and_encode_call(positional, keywords, depth_limit, limit_bytes):
     """`check_and_encode` of a host call's `[positional, keywords]`, a problem named as the program wrote it (`args[0]`)."""
     _converted.append({})
+    _nonfinite.append(False)
     try:
         problem, low, high = _walk(positional, depth_limit, limit_bytes, 'args', 1)
         if problem is None and low <= limit_bytes:
@@ -369,6 +430,7 @@ def check_and_encode_call(positional, keywords, depth_limit, limit_bytes):
         return _encoded(problem, low, high, [positional, keywords], limit_bytes)
     finally:
         _converted.pop()
+        _nonfinite.pop()
 
 
 def _encoded(problem, low, high, value, limit_bytes):
@@ -379,7 +441,7 @@ def _encoded(problem, low, high, value, limit_bytes):
     if high > limit_bytes:
         # Numbers near the limit: measure piece by piece before writing it out whole.
         encoder = json.JSONEncoder(
-            ensure_ascii=False, allow_nan=False, separators=(',', ':'), check_circular=False, default=_to_json
+            ensure_ascii=False, allow_nan=True, separators=(',', ':'), check_circular=False, default=_to_json
         )
         size = 0
         for chunk in encoder.iterencode(value):
@@ -387,10 +449,20 @@ def _encoded(problem, low, high, value, limit_bytes):
             if size > limit_bytes:
                 return None, None, size
     encoded = encode(value)
+    if _nonfinite[-1]:
+        encoded = _NON_FINITE.sub(_finite, encoded)
     return None, (encoded if len(encoded) <= limit_bytes else None), len(encoded)
 
 
 _write_utf8, _write_ascii = _json_writer(False), _json_writer(True)
+
+
+def _finite(match):
+    """A string as it is; a number the walk let through from numpy as JSON has it: NaN and infinities null, -0.0 as 0.0."""
+    text = match.group(0)
+    if match.group(1) is not None:
+        return text
+    return b'0.0' if text == b'-0.0' else b'null'
 
 
 def install_json_hint():

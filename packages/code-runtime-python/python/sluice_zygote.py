@@ -116,6 +116,7 @@ _runner = _CompiledRunner(os.path.dirname(os.path.abspath(__file__)))
 sys.meta_path.insert(0, _runner)
 try:
     import sluice_containment  # noqa: E402
+    import sluice_data  # noqa: E402
     import sluice_fork  # noqa: E402
     import sluice_probe  # noqa: E402
     import sluice_runner  # noqa: E402
@@ -148,17 +149,17 @@ def _report(frame):
 
 
 class Zygote:
-    def __init__(self, config, ready):
+    def __init__(self, config, ready, extra_paths=()):
         self.config = config
+        readable = sluice_containment.read_paths([*extra_paths, *config.get('readPaths', ())])
         self.context = {
-            'plan': sluice_containment.Plan(
-                ready['layers'], config['memoryBytes'], config['cpuSeconds'], sluice_containment.read_paths()
-            ),
+            'plan': sluice_containment.Plan(ready['layers'], config['memoryBytes'], config['cpuSeconds'], readable),
             'requiredBytes': config['requiredBytes'],
             'zygotePid': os.getpid(),
             'loop': sluice_runner.prepare_event_loop(),
             'prepared': sluice_runner.Prepared(),
         }
+        self.context['prepared'].figure_limits = (config.get('figureLimit', 8), config.get('figureBytes', 0))
         self.runs = {}  # pid -> (run number, working directory), for children not yet reaped
         self.commands = bytearray()  # what the host sent that is not yet a whole line
         self.children_file = f'/proc/self/task/{os.getpid()}/children'
@@ -405,7 +406,12 @@ def main():
     signal.signal(signal.SIGTERM, _terminate)
     sluice_containment.set_parent_death_signal(signal.SIGTERM)
     sluice_containment.set_child_subreaper()
-    zygote = Zygote(config, ready)
+    extra_paths, problem = sluice_data.preload(config.get('preloadModules', ()), config.get('numericThreads', 1))
+    problem = problem or _preload_gate(config)
+    if problem is not None:
+        _report({'v': PROTOCOL_VERSION, 'type': 'boot-error', 'message': problem})
+        return
+    zygote = Zygote(config, ready, extra_paths)
     sluice_runner.warm_up(zygote.context)
     sluice_runner.prepare_environment()
     gc.collect()
@@ -420,6 +426,26 @@ def main():
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         zygote.shutdown()
         _remove(config['directory'])
+
+
+def _preload_gate(config):
+    """With modules preloaded, a child starts with more mapped than the budget gate's baseline: a sentence when too much."""
+    if not config.get('preloadModules'):
+        return None
+    with open('/proc/self/status') as status:
+        mapped = next((int(line.split()[1]) * 1024 for line in status if line.startswith('VmSize:')), 0)
+    needed = mapped + config['requiredBytes'] - _BASELINE_BYTES
+    if config['memoryBytes'] >= needed:
+        return None
+    return (
+        f'With preloadModules imported the zygote has {mapped} bytes of address space mapped, which every child starts '
+        f'with; the output budgets need {config["requiredBytes"] - _BASELINE_BYTES} bytes more, so memoryBytes must be at '
+        f'least {needed} (it is {config["memoryBytes"]}). Raise memoryBytes or preload fewer modules.'
+    )
+
+
+#: The interpreter's share of the budget gate (interpreterBaselineBytes in python-settings.ts).
+_BASELINE_BYTES = 64 * 1024 * 1024
 
 
 def _terminate(_signal, _frame):

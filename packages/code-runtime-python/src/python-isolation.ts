@@ -31,8 +31,15 @@ export function isolationSentence(ready: ReadyReport, config: PythonRuntimeConfi
       ...(has('landlock-network') ? ['no TCP'] : []),
       ...(has('landlock-scopes') ? ['no signals or abstract sockets outside the run'] : []),
     ];
+    const readable = [
+      'the interpreter and system libraries',
+      ...(config.preloadModules.length > 0
+        ? [`the packages and data of the modules it starts with (${config.preloadModules.join(', ')})`]
+        : []),
+      ...(config.readPaths.length > 0 ? [config.readPaths.join(', ')] : []),
+    ];
     parts.push(
-      `Landlock (ABI ${ready.landlockAbi}) lets it read only the interpreter and system libraries and write only its working directory${extras.length > 0 ? `, with ${extras.join(' and ')}` : ''}.`,
+      `Landlock (ABI ${ready.landlockAbi}) lets it read only ${readable.join(', ')} and write only its working directory${extras.length > 0 ? `, with ${extras.join(' and ')}` : ''}.`,
     );
   } else {
     parts.push(

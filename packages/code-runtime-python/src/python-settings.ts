@@ -35,6 +35,25 @@ export interface PythonCodeRuntimeSettings extends SharedRunLimitSettings {
    * order, up to `acquireTimeoutMs`, their wall clock not yet running. Default 8; 1 to 256.
    */
   readonly poolSize?: number;
+  /**
+   * Modules to make importable and import ahead in the zygote, so a run that imports them pays nothing
+   * (`['numpy', 'pandas', 'matplotlib']`): dotted names, at most 64. Their site-packages become
+   * importable (`allowSitePackages` defaults to `true` with them; `false` with them is refused), and
+   * the read-only paths they need are found from the modules (package directories, matplotlib's data
+   * and font directories). A module that fails to import fails every run at boot, naming it. Default none.
+   */
+  readonly preloadModules?: readonly string[];
+  /** Absolute paths every child may read besides the interpreter's, system libraries and the preloaded modules' own. Default none. */
+  readonly readPaths?: readonly string[];
+  /**
+   * Threads of the numeric libraries' pools per run (OpenBLAS, OpenMP, MKL, BLIS, numexpr, Accelerate):
+   * set in the zygote's environment before anything is imported. Default 1, so one run cannot take every core; 1 to 64.
+   */
+  readonly numericThreads?: number;
+  /** The most matplotlib figures one run sends back as PNG images (see README, "Data analysis"). Default 8; 0 sends none. */
+  readonly figureLimit?: number;
+  /** UTF-8 bytes of base64 PNG one run's figures may take in its value, in total; at most `valueBytes`. Default 512 KiB. */
+  readonly figureBytes?: number;
 }
 
 /** Validated settings, with defaults filled in. */
@@ -49,6 +68,12 @@ export interface PythonRuntimeConfig {
   readonly requireContainment: boolean;
   /** Programs running at once. */
   readonly poolSize: number;
+  /** Modules the zygote imports ahead (see {@link PythonCodeRuntimeSettings.preloadModules}). */
+  readonly preloadModules: readonly string[];
+  readonly readPaths: readonly string[];
+  readonly numericThreads: number;
+  readonly figureLimit: number;
+  readonly figureBytes: number;
   /** What the budget gate demands of the address-space limit a child really gets. */
   readonly requiredBytes: number;
   /** The longest line the host accepts from a child on fd 3. */
@@ -94,7 +119,14 @@ const settingNames = [
   'allowSitePackages',
   'requireContainment',
   'poolSize',
+  'preloadModules',
+  'readPaths',
+  'numericThreads',
+  'figureLimit',
+  'figureBytes',
 ] as const;
+
+const moduleName = /^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$/;
 
 /** Reads and checks `settings`, throwing {@link InvalidSettingsError} naming the first bad one. No I/O. */
 export function resolvePythonSettings(
@@ -124,6 +156,24 @@ export function resolvePythonSettings(
         ? ([fromEnvironment, 'environment'] as const)
         : (['python3', 'default'] as const);
   const cpuSeconds = Math.ceil(cpuTimeMs / 1000);
+  const preloadModules = stringListSetting(settings, 'preloadModules', (name) =>
+    moduleName.test(name) ? undefined : 'a dotted module name such as numpy or matplotlib.pyplot',
+  );
+  const readPaths = stringListSetting(settings, 'readPaths', (path) =>
+    path.startsWith('/') && !path.includes('\0') ? undefined : 'an absolute path',
+  );
+  const allowSitePackages = booleanSetting(settings, 'allowSitePackages', preloadModules.length > 0);
+  if (preloadModules.length > 0 && !allowSitePackages) {
+    throw new InvalidSettingsError({
+      message:
+        'Setting allowSitePackages is false, but preloadModules names modules, which live in site-packages. Leave allowSitePackages unset (it is then true) or set it to true.',
+      setting: 'allowSitePackages',
+    });
+  }
+  const figureBytes = integerSetting(settings, 'figureBytes', Math.min(512 * 1024, limits.valueBytes), {
+    min: 0,
+    max: limits.valueBytes,
+  });
   return {
     executable,
     executableSource,
@@ -131,12 +181,33 @@ export function resolvePythonSettings(
     limits: { ...limits, cpuTimeMs: cpuSeconds * 1000, memoryBytes },
     cpuSeconds,
     memoryBytes,
-    allowSitePackages: booleanSetting(settings, 'allowSitePackages', false),
+    allowSitePackages,
     requireContainment: booleanSetting(settings, 'requireContainment', false),
     poolSize: integerSetting(settings, 'poolSize', 8, { min: 1, max: 256 }),
+    preloadModules,
+    readPaths,
+    numericThreads: integerSetting(settings, 'numericThreads', 1, { min: 1, max: 64 }),
+    figureLimit: integerSetting(settings, 'figureLimit', 8, { min: 0, max: 64 }),
+    figureBytes,
     requiredBytes,
     lineBytes: Math.max(limits.valueBytes, limits.hostCallBytes) + envelopeBytes,
   };
+}
+
+/** A list of strings, each checked by `problem` (which names what it must be); `[]` when unset. */
+function stringListSetting(settings: object, name: string, problem: (item: string) => string | undefined): string[] {
+  const value = (settings as Record<string, unknown>)[name];
+  if (value === undefined) return [];
+  const refuse = (what: string): never => {
+    throw new InvalidSettingsError({ message: `Setting ${name} ${what}.`, setting: name });
+  };
+  if (!Array.isArray(value)) return refuse('must be an array of strings');
+  if (value.length > 64) refuse(`has ${value.length} entries; at most 64`);
+  return value.map((item: unknown, index) => {
+    if (typeof item !== 'string') return refuse(`[${index}] must be a string`);
+    const wrong = problem(item);
+    return wrong === undefined ? item : refuse(`[${index}] is ${JSON.stringify(item)}; it must be ${wrong}`);
+  });
 }
 
 /** The budget gate: the interpreter's baseline plus a safety multiple of the largest output budget. */

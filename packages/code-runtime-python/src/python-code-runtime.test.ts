@@ -24,7 +24,8 @@ afterAll(async () => {
 });
 
 describe('createPythonCodeRuntime', () => {
-  it('describes itself, and the isolation this machine applies', async () => {
+  // Two interpreter starts (the synchronous probe, then the zygote) and a fork: seconds on a loaded machine.
+  it('describes itself, and the isolation this machine applies', { timeout: 60_000 }, async () => {
     const fresh = createPythonCodeRuntime();
     try {
       expect(fresh).toMatchObject({ id: 'python', language: 'python', specificationVersion: 'code-runtime-v1' });

@@ -38,7 +38,7 @@ import { ResultSpill } from './result-spill.js';
 import { type RunCodeStructuredResult, runCodeOutputSchema, structuredResult } from './result-structured.js';
 import { runCodeDescription } from './run-code-description.js';
 import { checkDurableOptions, durableSections, type RunCodeDurableOptions } from './run-code-durable.js';
-import { inputProblem, withEmptyInputs } from './run-code-inputs.js';
+import { inputProblem } from './run-code-inputs.js';
 import { readRuntimeLimits } from './runtime-limits.js';
 
 /** Options for {@link createRunCodeTool}. */
@@ -211,7 +211,7 @@ export function createRunCodeTool(options: RunCodeToolOptions): RunCodeTool {
       ? {}
       : { splitNamespaces: options.permissions.splitNamespaces }),
   };
-  const toolBindings = withEmptyInputs(deriveBindings(tools, options.policy, options.permissions), tools, naming);
+  const toolBindings = deriveBindings(tools, options.policy, options.permissions);
   // A spill handed in is shared (several tools, one paging tool) and stays its owner's to dispose.
   const ownSpill =
     options.result?.spill === undefined
@@ -272,8 +272,6 @@ export function createRunCodeTool(options: RunCodeToolOptions): RunCodeTool {
           policy: options.policy,
           ...(options.permissions === undefined ? {} : { permissions: options.permissions }),
           bindings: declarations.discovery.bindings,
-          // As without durable: a call with no argument is `{}` for a tool whose input properties are all optional.
-          mapBindings: (bindings) => withEmptyInputs(bindings, tools, naming),
           owner,
           ...(durable?.pauseTtlMs === undefined ? {} : { pauseTtlMs: durable.pauseTtlMs }),
           ...(durable?.leaseMs === undefined ? {} : { leaseMs: durable.leaseMs }),

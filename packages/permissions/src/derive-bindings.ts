@@ -96,7 +96,10 @@ function hostFunction(
       context.positional === undefined
         ? { input: given }
         : mapPositional(tool.inputSchema, binding, given, context.positional);
-    const input = 'input' in mapping ? dropRefusedNulls(tool.inputSchema, entry.checkInput, mapping.input) : given;
+    const input =
+      'input' in mapping
+        ? dropRefusedNulls(tool.inputSchema, entry.checkInput, noArgument(entry, mapping.input))
+        : given;
     const base = {
       time: new Date().toISOString(),
       runId: context.runId,
@@ -184,6 +187,16 @@ function hostFunction(
     if (outputProblems !== undefined) throw new Error(invalidOutputMessage(binding, outputProblems));
     return output;
   };
+}
+
+/**
+ * A call with no argument arrives as `null`. For a tool whose input schema accepts `{}` (no required
+ * property) and refuses `null`, that is the empty object, before the policy and the schema see it:
+ * `tools.list_customers()` works as the declarations promise, on every provider.
+ */
+function noArgument(entry: CatalogEntry, input: JsonValue): JsonValue {
+  if (input !== null || entry.checkInput(null) === undefined) return input;
+  return entry.checkInput({}) === undefined ? {} : input;
 }
 
 function verdictFields(verdict: PolicyVerdict | undefined): Pick<PermissionDecision, 'effect' | 'rule'> {

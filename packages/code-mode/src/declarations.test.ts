@@ -4,7 +4,8 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { mcpCatalogue } from './__fixtures__/mcp-catalogue.js';
 import { realisticTools } from './__fixtures__/realistic-tools.js';
-import { countTokens, estimateTokens, generateDeclarations } from './declarations.js';
+import { unequalCatalogue } from './__fixtures__/unequal-catalogue.js';
+import { countTokens, defaultDeclarationsTokenBudget, estimateTokens, generateDeclarations } from './declarations.js';
 import type { DeclaredTool } from './declarations-entry.js';
 import { LoadedTools } from './loaded-tools.js';
 
@@ -102,6 +103,44 @@ describe('generateDeclarations', () => {
     await expect(typescript.text).toMatchFileSnapshot('./__snapshots__/catalogue-summary.typescript.txt');
     await expect(python.text).toMatchFileSnapshot('./__snapshots__/catalogue-summary.python.txt');
   });
+
+  // The measurement of docs/decisions/2026-12-02-declarations-fair-share.md: one 220-tool server
+  // beside two small ones. Filled alphabetically by namespace, the small ones were only counted.
+  it.each([
+    ['typescript', { backoffice: [13, 117, 90], filesystem: [12, 2, 0], memory: [9, 0, 0] }],
+    ['python', { backoffice: [10, 112, 98], filesystem: [10, 4, 0], memory: [9, 0, 0] }],
+  ] as const)(
+    "shares the budget between unequal servers in %s: every small one shown before the large one's tail",
+    (language, expected) => {
+      const tools = unequalCatalogue();
+      expect(tools).toHaveLength(243);
+      const declarations = generateDeclarations(tools, { language });
+      const count = (paths: readonly string[], namespace: string) =>
+        paths.filter((path) => path.startsWith(`${namespace}.`)).length;
+      const shares = Object.fromEntries(
+        ['backoffice', 'filesystem', 'memory'].map((namespace) => [
+          namespace,
+          [
+            count(declarations.inlined, namespace),
+            count(declarations.summarized, namespace),
+            count(declarations.counted, namespace),
+          ],
+        ]),
+      );
+      console.log(
+        `unequal servers, ${language}: ${declarations.estimatedTokens} tokens, [full, summarised, counted]`,
+        shares,
+      );
+      expect(declarations.estimatedTokens).toBeLessThanOrEqual(defaultDeclarationsTokenBudget);
+      expect(shares).toEqual(expected);
+      // A pinned or higher-priority tool still comes first, whatever its namespace's turn.
+      const favoured = generateDeclarations(
+        tools.map((tool) => (tool.name === 'mcp__backoffice__update_warehouse' ? { ...tool, priority: 1 } : tool)),
+        { language },
+      );
+      expect(favoured.inlined).toContain('backoffice.update_warehouse');
+    },
+  );
 
   it('declares higher-priority tools in full before others', () => {
     const tools = mcpCatalogue().map((tool) =>

@@ -1,0 +1,67 @@
+import type { CodeRuntime, JsonValue } from '@sluice/code-runtime';
+import { createPythonCodeRuntime } from '@sluice/code-runtime-python';
+import { createQuickJsCodeRuntime } from '@sluice/code-runtime-quickjs';
+import { createWorkerThreadCodeRuntime } from '@sluice/code-runtime-worker-thread';
+import type { Tool } from '@sluice/permissions';
+import { afterAll, describe, expect, it } from 'vitest';
+import { unequalCatalogue } from './__fixtures__/unequal-catalogue.js';
+import { createRunCodeTool } from './run-code-tool.js';
+
+// Names as a model meets them, through createRunCodeTool on every provider (issue 27, item 4).
+const echo = (tool: { name: string; description?: string; inputSchema?: object }): Tool => ({
+  name: tool.name,
+  description: tool.description ?? '',
+  inputSchema: (tool.inputSchema ?? { type: 'object' }) as Tool['inputSchema'],
+  execute: (input) => ({ tool: tool.name, input }),
+});
+const catalogue = unequalCatalogue().map(echo);
+
+interface Programs {
+  readonly unknownTool: string;
+}
+
+const providers: [string, () => CodeRuntime, Programs][] = [
+  [
+    'worker-thread',
+    () => createWorkerThreadCodeRuntime({ wallTimeMs: 20_000 }),
+    { unknownTool: "try { await filesystem.read_fil({ path: '/x' }); } catch (error) { return error.message; }" },
+  ],
+  [
+    'quickjs',
+    () => createQuickJsCodeRuntime({ wallTimeMs: 20_000 }),
+    { unknownTool: "try { await filesystem.read_fil({ path: '/x' }); } catch (error) { return error.message; }" },
+  ],
+  [
+    'python',
+    () => createPythonCodeRuntime({ wallTimeMs: 20_000 }),
+    {
+      unknownTool:
+        'try:\n    await filesystem.read_fil(path="/x")\nexcept AttributeError as error:\n    return str(error)',
+    },
+  ],
+];
+
+describe.each(providers)('names through run_code on the %s provider', (_name, create, programs) => {
+  const runtime = create();
+  afterAll(() => runtime.dispose());
+  const runCode = (tools: readonly Tool[]) =>
+    createRunCodeTool({ context: { codeRuntime: runtime }, tools, policy: { default: 'allow', rules: [] } });
+  const value = async (tools: readonly Tool[], program: string): Promise<JsonValue | undefined> => {
+    const tool = runCode(tools);
+    try {
+      const { result } = await tool.run({ code: program });
+      expect(result, JSON.stringify(result)).toMatchObject({ ok: true });
+      return result?.ok ? result.value : undefined;
+    } finally {
+      await tool.close();
+    }
+  };
+
+  it('names the closest tools and how to search for an unknown tool of a 243-tool catalogue, not all of them', async () => {
+    const message = (await value(catalogue, programs.unknownTool)) as string;
+    expect(message).toContain('read_file');
+    expect(message).toMatch(/search_?[tT]ools\("words"/);
+    expect(message).not.toContain('backoffice.');
+    expect(message.length).toBeLessThan(500);
+  });
+});

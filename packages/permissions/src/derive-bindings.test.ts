@@ -223,6 +223,34 @@ describe('deriveBindings', () => {
     await expect(callBinding(bindings, 'tools.search', { n: 1 })).resolves.toEqual({ echoed: { n: 1 } });
   });
 
+  it("lets parseInput alone decide with inputValidation: 'parse-input', as the AI SDK does", async () => {
+    const received: JsonValue[] = [];
+    const strip: Tool = {
+      name: 'weather',
+      description: 'Weather in a city.',
+      inputSchema: { ...readSchema, properties: { city: { type: 'string' } }, required: ['city'] },
+      inputValidation: 'parse-input',
+      // A zod object's way: unknown keys are dropped, a missing city refused.
+      parseInput: (input) => {
+        const { city } = input as { city?: unknown };
+        return typeof city === 'string' ? { ok: true, value: { city } } : { ok: false, problems: ['$.city: required'] };
+      },
+      execute: (input) => {
+        received.push(input);
+        return 'sunny';
+      },
+    };
+    const bindings = deriveBindings([strip], { default: 'allow', rules: [] });
+    await expect(callBinding(bindings, 'tools.weather', { city: 'Oslo', color: 'red' })).resolves.toBe('sunny');
+    expect(received).toEqual([{ city: 'Oslo' }]);
+    await expect(callBinding(bindings, 'tools.weather', { color: 'red' })).rejects.toThrow('$.city: required');
+    const checked = deriveBindings([{ ...strip, inputValidation: 'schema' }], { default: 'allow', rules: [] });
+    await expect(callBinding(checked, 'tools.weather', { city: 'Oslo', color: 'red' })).rejects.toThrow('color');
+    expect(() => deriveBindings([{ ...strip, inputValidation: 'loose' as never }], { rules: [] })).toThrow(
+      /inputValidation must be 'schema' or 'parse-input'/,
+    );
+  });
+
   it('throws InvalidRequestError naming both tools when two map to the same binding', () => {
     const error = thrownBy(() =>
       deriveBindings([recordingTool('fs.read-file').tool, recordingTool('fs.read_file').tool], { rules: [] }),

@@ -145,7 +145,7 @@ function hostFunction(
       const cause = verdict.rule === undefined ? 'default' : 'rule';
       return deny(cause, denialMessage({ binding, cause, verdict, available: availableText(policy) }), verdict);
     }
-    const problems = entry.checkInput(input);
+    const problems = tool.inputValidation === 'parse-input' ? undefined : entry.checkInput(input);
     if (problems !== undefined) return deny('validation', invalidInputMessage(binding, problems), verdict);
     let parsed: unknown = input;
     if (tool.parseInput !== undefined) {

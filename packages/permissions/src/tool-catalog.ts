@@ -36,6 +36,13 @@ export function buildCatalog(tools: readonly Tool[], options: ToolBindingNameOpt
     if (tool.parseInput !== undefined && typeof tool.parseInput !== 'function') {
       fail(`${at}.parseInput`, `${label}: parseInput must be a function when given`);
     }
+    if (
+      tool.inputValidation !== undefined &&
+      tool.inputValidation !== 'schema' &&
+      tool.inputValidation !== 'parse-input'
+    ) {
+      fail(`${at}.inputValidation`, `${label}: inputValidation must be 'schema' or 'parse-input'`);
+    }
     const mapped = mapToolName(tool.name, options);
     if (typeof mapped === 'string') fail(`${at}.name`, `${label} ${mapped}`);
     const binding = `${mapped.namespace}.${mapped.name}`;

@@ -277,19 +277,20 @@ describe('generateDeclarations', () => {
     expect(() => generateDeclarations([tool], { language: 'typescript' })).toThrow(/reserved for tool discovery/);
   });
 
-  it('refuses two tools that bind to the same name', () => {
+  it('declares both of two tools that bind to the same name, the second with a suffix it explains', () => {
     const tools: DeclaredTool[] = [
-      { name: 'get-weather', inputSchema: {} },
-      { name: 'get_weather', inputSchema: {} },
+      { name: 'get-weather', description: 'Weather, dashed.', inputSchema: {} },
+      { name: 'get_weather', description: 'Weather.', inputSchema: {} },
     ];
-    let thrown: unknown;
-    try {
-      generateDeclarations(tools, { language: 'python' });
-    } catch (error) {
-      thrown = error;
-    }
-    expect(InvalidRequestError.isInstance(thrown)).toBe(true);
-    expect((thrown as Error).message).toMatch(/both map to tools\.get_weather/);
+    const typescript = generateDeclarations(tools, { language: 'typescript' });
+    expect(typescript.paths).toEqual(['tools.get_weather', 'tools.get_weather_2']);
+    expect(typescript.text).toContain(
+      '  /**\n   * Weather, dashed.\n   *\n   * Tool "get-weather", named get_weather_2 because tools.get_weather is another tool.\n   */\n  get_weather_2(',
+    );
+    const python = generateDeclarations([...tools].reverse(), { language: 'python' });
+    expect(python.text).toContain('async def get_weather_2(');
+    expect(python.text).toContain('Tool "get-weather", named get_weather_2 because tools.get_weather is another tool.');
+    expect(typescript.discovery.describe('get-weather')).toContain('get_weather_2(');
   });
 
   it('follows the naming options, as permissions does', () => {

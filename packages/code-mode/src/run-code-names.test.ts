@@ -5,10 +5,11 @@ import { createWorkerThreadCodeRuntime } from '@sluice/code-runtime-worker-threa
 import type { Tool } from '@sluice/permissions';
 import { afterAll, describe, expect, it } from 'vitest';
 import { unequalCatalogue } from './__fixtures__/unequal-catalogue.js';
+import type { DeclaredTool } from './declarations-entry.js';
 import { createRunCodeTool } from './run-code-tool.js';
 
 // Names as a model meets them, through createRunCodeTool on every provider (issue 27, item 4).
-const echo = (tool: { name: string; description?: string; inputSchema?: object }): Tool => ({
+const echo = (tool: DeclaredTool): Tool => ({
   name: tool.name,
   description: tool.description ?? '',
   inputSchema: (tool.inputSchema ?? { type: 'object' }) as Tool['inputSchema'],

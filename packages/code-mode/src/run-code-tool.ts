@@ -20,6 +20,7 @@ import {
   type PolicySource,
   type Tool,
   type ToolBindingNameOptions,
+  toolBindingNames,
 } from '@sluice/permissions';
 import { generateDeclarations, type ToolDeclarations } from './declarations.js';
 import type { NamespaceGuide, ToolPlacement } from './declarations-entry.js';
@@ -231,7 +232,14 @@ export function createRunCodeTool(options: RunCodeToolOptions): RunCodeTool {
   const source = options.policy;
   const policy = typeof source === 'function' ? source() : isPolicy(source) ? source : createPolicy(source);
   // Tools the policy can never allow are not declared: the model should not plan around them.
-  const declared = tools.filter((tool) => mayBeAllowed(policy, tool.name, naming));
+  const bound = toolBindingNames(
+    tools.map((tool) => tool.name),
+    naming,
+  );
+  const declared = tools.filter((tool) => {
+    const binding = bound.get(tool.name);
+    return mayBeAllowed(policy, tool.name, typeof binding === 'object' ? { ...naming, binding } : naming);
+  });
   // Keyed by the runtime itself: a runtime provided in its place may differ in language or limits,
   // and the description must state the limits of the runtime that will really run the program.
   // Keyed also by the loaded set's version: a tool loaded in this conversation joins the next description.

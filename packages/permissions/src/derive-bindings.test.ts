@@ -251,15 +251,31 @@ describe('deriveBindings', () => {
     );
   });
 
-  it('throws InvalidRequestError naming both tools when two map to the same binding', () => {
-    const error = thrownBy(() =>
-      deriveBindings([recordingTool('fs.read-file').tool, recordingTool('fs.read_file').tool], { rules: [] }),
-    );
-    expect(InvalidRequestError.isInstance(error)).toBe(true);
-    expect((error as Error).message).toBe(
-      'Tools "fs.read-file" and "fs.read_file" both map to fs.read_file; rename one.',
-    );
-    expect((error as InvalidRequestError).field).toBe('tools[1].name');
+  it('keeps both tools when two map to the same binding: the one already spelt so keeps it, the other takes _2', async () => {
+    const dashed = recordingTool('fs.read-file');
+    const plain = recordingTool('fs.read_file');
+    for (const order of [
+      [dashed.tool, plain.tool],
+      [plain.tool, dashed.tool],
+    ]) {
+      const bindings = deriveBindings(order, {
+        rules: [
+          { tool: 'fs.read_file', effect: 'allow' },
+          { tool: 'fs.read_file_2', effect: 'deny', reason: 'not this one' },
+        ],
+      });
+      expect(Object.keys(bindings.fs!).sort()).toEqual(['read_file', 'read_file_2']);
+      await expect(callBinding(bindings, 'fs.read_file', { path: '/a' })).resolves.toEqual({ echoed: { path: '/a' } });
+      // A rule naming fs.read_file covers only the tool bound there, not the one renamed away from it.
+      await expect(callBinding(bindings, 'fs.read_file_2', { path: '/b' })).rejects.toThrow(
+        'Permission denied: fs.read_file_2 is not allowed: not this one.',
+      );
+    }
+    expect(plain.calls).toEqual([{ path: '/a' }, { path: '/a' }]);
+    expect(dashed.calls).toEqual([]);
+    const byOwnName = deriveBindings([dashed.tool, plain.tool], { rules: [{ tool: 'fs.read-file', effect: 'allow' }] });
+    await expect(callBinding(byOwnName, 'fs.read_file_2', { path: '/c' })).resolves.toEqual({ echoed: { path: '/c' } });
+    await expect(callBinding(byOwnName, 'fs.read_file', { path: '/d' })).rejects.toThrow('Permission denied');
   });
 
   it('throws InvalidRequestError for malformed tools, duplicate names and unusable schemas', () => {

@@ -60,7 +60,9 @@ export function deriveBindings(
     let text = available.get(current);
     if (text === undefined) {
       text = describeAvailable(
-        catalog.filter((entry) => mayBeAllowed(current, entry.tool.name, settings)).map((entry) => entry.binding),
+        catalog
+          .filter((entry) => mayBeAllowed(current, entry.tool.name, { ...settings, binding: entry }))
+          .map((entry) => entry.binding),
       );
       available.set(current, text);
     }
@@ -140,7 +142,7 @@ function hostFunction(
     } catch {
       return deny('policy-error', denialMessage({ binding, cause: 'policy-error' }));
     }
-    const verdict = evaluatePolicy(policy, tool.name, input, settings);
+    const verdict = evaluatePolicy(policy, tool.name, input, { ...settings, binding: entry });
     if (verdict.effect === 'deny') {
       const cause = verdict.rule === undefined ? 'default' : 'rule';
       return deny(cause, denialMessage({ binding, cause, verdict, available: availableText(policy) }), verdict);

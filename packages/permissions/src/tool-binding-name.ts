@@ -21,6 +21,11 @@ export interface ToolBindingNameOptions {
 export interface ToolBindingName {
   readonly namespace: string;
   readonly name: string;
+  /**
+   * Present when another tool of the list maps to the same binding and this one took a suffix
+   * (see {@link toolBindingNames}): the `namespace.name` it would have had.
+   */
+  readonly shared?: string;
 }
 
 const separator = /__|[./]/;
@@ -72,4 +77,65 @@ function identifierPart(text: string): string {
   if (/^[0-9]/.test(part)) part = `_${part}`;
   if (javascriptReservedWords.has(part) || pythonReservedWords.has(part)) part = `${part}_`;
   return part;
+}
+
+/**
+ * The bindings of a whole tool list, by tool name: {@link mapToolName} for each, and when several
+ * tools map to the same `namespace.name` (`get-x` and `get_x`), none is dropped: the one whose own
+ * name is already that binding keeps it (else the first in code-point order of tool names), and the
+ * others, in that order, take the first free `<name>_2`, `<name>_3`, … with `shared` set to the
+ * binding they would have had. The same tools give the same bindings in any order. A tool whose
+ * name cannot be bound maps to the problem, as in {@link mapToolName}.
+ */
+export function toolBindingNames(
+  toolNames: readonly string[],
+  options: ToolBindingNameOptions = {},
+): Map<string, ToolBindingName | string> {
+  const result = new Map<string, ToolBindingName | string>();
+  const groups = new Map<string, { toolName: string; binding: ToolBindingName }[]>();
+  for (const toolName of [...new Set(toolNames)].sort(codePointOrder)) {
+    const mapped = mapToolName(toolName, options);
+    result.set(toolName, mapped);
+    if (typeof mapped === 'string') continue;
+    const path = `${mapped.namespace}.${mapped.name}`;
+    const group = groups.get(path) ?? [];
+    group.push({ toolName, binding: mapped });
+    groups.set(path, group);
+  }
+  const taken = new Set(groups.keys());
+  for (const [path, group] of groups) {
+    if (group.length < 2) continue;
+    const keeper = group.find(({ toolName, binding }) => unchanged(toolName, binding)) ?? group[0]!;
+    for (const { toolName, binding } of group) {
+      if (toolName === keeper.toolName) continue;
+      let suffix = 2;
+      while (taken.has(`${binding.namespace}.${binding.name}_${suffix}`)) suffix += 1;
+      const name = `${binding.name}_${suffix}`;
+      const problem = bindingNameProblem(name);
+      if (problem !== undefined) {
+        result.set(
+          toolName,
+          `maps to ${path} like ${JSON.stringify(keeper.toolName)}, and ${binding.namespace}.${name} ${problem}`,
+        );
+        continue;
+      }
+      taken.add(`${binding.namespace}.${name}`);
+      result.set(toolName, { namespace: binding.namespace, name, shared: path });
+    }
+  }
+  return result;
+}
+
+/** Whether the tool's own name already reads as its binding's name (`get_x`, `lab__get_x`), not a changed spelling (`get-x`). */
+function unchanged(toolName: string, binding: ToolBindingName): boolean {
+  return (
+    toolName === binding.name ||
+    toolName.endsWith(`__${binding.name}`) ||
+    toolName.endsWith(`.${binding.name}`) ||
+    toolName.endsWith(`/${binding.name}`)
+  );
+}
+
+function codePointOrder(left: string, right: string): number {
+  return left < right ? -1 : left > right ? 1 : 0;
 }

@@ -1,5 +1,4 @@
 import { execFileSync } from 'node:child_process';
-import { InvalidRequestError } from '@sluice/code-runtime';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { mcpCatalogue } from './__fixtures__/mcp-catalogue.js';

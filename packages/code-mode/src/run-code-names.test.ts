@@ -17,20 +17,36 @@ const echo = (tool: DeclaredTool): Tool => ({
 });
 const catalogue = unequalCatalogue().map(echo);
 
+const reserved = ['delete', 'class', 'import', 'new'].map((name) => ({
+  ...echo({ name: `lab__${name}`, description: `The ${name} tool.` }),
+  inputSchema: { type: 'object', properties: {} },
+}));
+
 interface Programs {
   readonly unknownTool: string;
+  /** Calls lab.delete, lab.class, lab.import, lab.new as the language allows, then the old lab.delete_. */
+  readonly reserved: string;
 }
+
+const typescriptReserved =
+  'return [await lab.delete(), await lab.class(), await lab.import(), await lab.new(), await lab.delete_()].map((result) => result.tool);';
 
 const providers: [string, () => CodeRuntime, Programs][] = [
   [
     'worker-thread',
     () => createWorkerThreadCodeRuntime({ wallTimeMs: 20_000 }),
-    { unknownTool: "try { await filesystem.read_fil({ path: '/x' }); } catch (error) { return error.message; }" },
+    {
+      unknownTool: "try { await filesystem.read_fil({ path: '/x' }); } catch (error) { return error.message; }",
+      reserved: typescriptReserved,
+    },
   ],
   [
     'quickjs',
     () => createQuickJsCodeRuntime({ wallTimeMs: 20_000 }),
-    { unknownTool: "try { await filesystem.read_fil({ path: '/x' }); } catch (error) { return error.message; }" },
+    {
+      unknownTool: "try { await filesystem.read_fil({ path: '/x' }); } catch (error) { return error.message; }",
+      reserved: typescriptReserved,
+    },
   ],
   [
     'python',
@@ -38,6 +54,9 @@ const providers: [string, () => CodeRuntime, Programs][] = [
     {
       unknownTool:
         'try:\n    await filesystem.read_fil(path="/x")\nexcept AttributeError as error:\n    return str(error)',
+      // `lab.class` and `lab.import` are SyntaxErrors in Python: their `_` names, or getattr.
+      reserved:
+        'results = [await lab.delete(), await lab.class_(), await getattr(lab, "import")(), await lab.new(), await lab.delete_()]\nreturn [result["tool"] for result in results]',
     },
   ],
 ];
@@ -64,5 +83,27 @@ describe.each(providers)('names through run_code on the %s provider', (_name, cr
     expect(message).toMatch(/search_?[tT]ools\("words"/);
     expect(message).not.toContain('backoffice.');
     expect(message.length).toBeLessThan(500);
+  });
+
+  it('calls a tool named by a reserved word by its own name where the language allows it, and by the old _ name', async () => {
+    const tool = runCode(reserved);
+    try {
+      const { result, rendered } = await tool.run({ code: programs.reserved });
+      expect(result, rendered.text).toMatchObject({
+        ok: true,
+        value: ['lab__delete', 'lab__class', 'lab__import', 'lab__new', 'lab__delete'],
+      });
+      const declared = tool.declarations.text;
+      if (runtime.language === 'python') {
+        expect(declared).toContain('async def delete(');
+        expect(declared).toContain('async def class_(');
+        expect(declared).toContain('Named class_: `lab.class` is a SyntaxError, "class" being a Python keyword.');
+      } else {
+        expect(declared).toContain('  delete(input?: {');
+        expect(declared).toContain('  class(input?: {');
+      }
+    } finally {
+      await tool.close();
+    }
   });
 });

@@ -1,4 +1,3 @@
-import { notGrantedMessage } from './binding-suggestions.js';
 import { randomUUID } from 'node:crypto';
 import {
   type BindingEntry,
@@ -18,6 +17,7 @@ import {
   measureJson,
   wellFormedText,
 } from '@sluice/code-runtime';
+import { notGrantedMessage } from './binding-suggestions.js';
 import { FifoQueue } from './fifo-queue.js';
 import { LogBuffer } from './log-buffer.js';
 import type { RunLimits } from './run-limits.js';

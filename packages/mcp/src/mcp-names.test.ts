@@ -28,4 +28,13 @@ describe('sluice mcp with upstream tools whose names collide or are reserved wor
     ]);
     expect(sluice.stderr()).not.toContain('left out');
   });
+
+  it('calls a tool named delete by its own name, and by the old delete_', async () => {
+    const { tools } = await sluice.client.listTools();
+    expect(tools[0]!.description ?? '').toContain('  delete(input?: {');
+    expect(await runValue(sluice.client, 'return [await lab.delete(), await lab.delete_()];')).toEqual([
+      'called delete',
+      'called delete',
+    ]);
+  });
 });

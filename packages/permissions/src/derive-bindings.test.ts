@@ -1,4 +1,4 @@
-import { InvalidRequestError, InvalidSettingsError, type JsonValue } from '@sluice/code-runtime';
+import { InvalidSettingsError, type JsonValue } from '@sluice/code-runtime';
 import { describe, expect, it } from 'vitest';
 import { callBinding, recordingTool } from './__fixtures__/test-support.js';
 import type { PermissionDecision } from './audit-log.js';
@@ -221,6 +221,24 @@ describe('deriveBindings', () => {
       },
     );
     await expect(callBinding(bindings, 'tools.search', { n: 1 })).resolves.toEqual({ echoed: { n: 1 } });
+  });
+
+  it('binds a reserved word by its own name and as <name>_, and a rule naming either covers it', async () => {
+    const remove = recordingTool('fs.delete');
+    const bindings = deriveBindings([remove.tool, recordingTool('fs.class').tool], {
+      default: 'allow',
+      rules: [{ tool: 'fs.delete_', effect: 'deny', reason: 'no deleting' }],
+    });
+    expect(Object.keys(bindings.fs!).sort()).toEqual(['class', 'class_', 'delete', 'delete_']);
+    await expect(callBinding(bindings, 'fs.delete', { path: '/a' })).rejects.toThrow('no deleting');
+    await expect(callBinding(bindings, 'fs.delete_', { path: '/a' })).rejects.toThrow('no deleting');
+    await expect(callBinding(bindings, 'fs.class_', {})).resolves.toEqual({ echoed: {} });
+    expect(remove.calls).toEqual([]);
+    const byNewName = deriveBindings([remove.tool], {
+      default: 'allow',
+      rules: [{ tool: 'fs.delete', effect: 'deny' }],
+    });
+    await expect(callBinding(byNewName, 'fs.delete_', {})).rejects.toThrow('Permission denied');
   });
 
   it("lets parseInput alone decide with inputValidation: 'parse-input', as the AI SDK does", async () => {

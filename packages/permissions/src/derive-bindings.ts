@@ -16,7 +16,7 @@ import type { PolicyDefinition } from './policy-definition.js';
 import { evaluatePolicy, mayBeAllowed, type PolicyVerdict } from './policy-evaluate.js';
 import { mapPositional } from './positional-arguments.js';
 import type { ParsedInput, Tool } from './tool.js';
-import type { ToolBindingNameOptions } from './tool-binding-name.js';
+import { isReservedWord, type ToolBindingNameOptions } from './tool-binding-name.js';
 import { buildCatalog, type CatalogEntry } from './tool-catalog.js';
 
 /** Options for {@link deriveBindings}. */
@@ -72,6 +72,13 @@ export function deriveBindings(
   for (const entry of catalog) {
     namespaces[entry.namespace] ??= Object.create(null);
     namespaces[entry.namespace]![entry.name] = hostFunction(entry, readPolicy, availableText, settings);
+  }
+  // A reserved word also answers to `<name>_`: Python's keywords need it (`lab.class_`), and programs
+  // written when that was the only name keep working. Never over another tool's binding.
+  for (const entry of catalog) {
+    const functions = namespaces[entry.namespace]!;
+    const alias = `${entry.name}_`;
+    if (isReservedWord(entry.name) && functions[alias] === undefined) functions[alias] = functions[entry.name]!;
   }
   for (const functions of Object.values(namespaces)) Object.freeze(functions);
   return Object.freeze(namespaces);

@@ -28,6 +28,7 @@ export { loadPolicyFile, parsePolicy } from './policy-file.js';
 export type { PolicyNamingOptions } from './policy-tool-names.js';
 export type { JsonSchema, ParsedInput, Tool, ToolExecuteContext } from './tool.js';
 export {
+  isReservedWord,
   type ToolBindingName,
   type ToolBindingNameOptions,
   toolBindingName,

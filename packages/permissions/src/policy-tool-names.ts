@@ -1,4 +1,4 @@
-import { mapToolName, type ToolBindingName, type ToolBindingNameOptions } from './tool-binding-name.js';
+import { isReservedWord, mapToolName, type ToolBindingName, type ToolBindingNameOptions } from './tool-binding-name.js';
 
 /** Naming options, and the tool's binding when a tool list gave it one of its own (a suffix; see `toolBindingNames`). */
 export interface PolicyNamingOptions extends ToolBindingNameOptions {
@@ -15,7 +15,10 @@ export function policyToolNames(toolName: string, options: PolicyNamingOptions =
   const mapped = options.binding ?? mapToolName(toolName, options);
   if (typeof mapped === 'string') return [toolName];
   const names = [toolName];
-  for (const alias of [`${mapped.namespace}.${mapped.name}`, `${mapped.namespace}__${mapped.name}`]) {
+  // A reserved word is also bound as `<name>_` (its binding before reserved words became callable by
+  // their own name), so a rule written either way keeps covering the tool.
+  const spellings = isReservedWord(mapped.name) ? [mapped.name, `${mapped.name}_`] : [mapped.name];
+  for (const alias of spellings.flatMap((name) => [`${mapped.namespace}.${name}`, `${mapped.namespace}__${name}`])) {
     if (!names.includes(alias)) names.push(alias);
   }
   return names;

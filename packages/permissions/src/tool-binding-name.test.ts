@@ -47,10 +47,10 @@ describe('toolBindingName', () => {
     expect(toolBindingName('db:query--raw')).toEqual({ namespace: 'tools', name: 'db_query_raw' });
   });
 
-  it('prefixes a leading digit and suffixes reserved words of either language', () => {
+  it('prefixes a leading digit, keeps a reserved word as a function name and suffixes it as a namespace', () => {
     expect(toolBindingName('3d-render')).toEqual({ namespace: 'tools', name: '_3d_render' });
-    expect(toolBindingName('fs.delete')).toEqual({ namespace: 'fs', name: 'delete_' });
-    expect(toolBindingName('lambda')).toEqual({ namespace: 'tools', name: 'lambda_' });
+    expect(toolBindingName('fs.delete')).toEqual({ namespace: 'fs', name: 'delete' });
+    expect(toolBindingName('lambda')).toEqual({ namespace: 'tools', name: 'lambda' });
     expect(toolBindingName('import.run')).toEqual({ namespace: 'import_', name: 'run' });
   });
 

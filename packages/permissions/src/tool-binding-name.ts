@@ -39,8 +39,10 @@ const mcpPrefix = /^mcp__[^_].*__./;
  * (`mcp__github__create_issue` → `github.create_issue`);
  * a name without one goes into `defaultNamespace` (`search` → `tools.search`). In each part every
  * run of characters other than ASCII letters, digits and `_` becomes one `_`, a leading digit gets
- * a `_` before it, and a reserved word of JavaScript or Python gets a `_` after it (`delete` →
- * `delete_`). Throws {@link InvalidRequestError} when the result is still not a valid binding name
+ * a `_` before it, and a namespace that is a reserved word of JavaScript or Python gets a `_` after
+ * it (`class__get` → `class_.get`). A function keeps a reserved word as its name (`lab__delete` →
+ * `lab.delete`, called `lab.delete(...)`); `deriveBindings` also binds it as `delete_`, which
+ * Python programs need for its keywords (`lab.class` is a SyntaxError, `lab.class_` is not). Throws {@link InvalidRequestError} when the result is still not a valid binding name
  * (longer than 64 characters, a `__dunder__`) or the default namespace is not one.
  */
 export function toolBindingName(toolName: string, options: ToolBindingNameOptions = {}): ToolBindingName {
@@ -62,21 +64,26 @@ export function mapToolName(toolName: string, options: ToolBindingNameOptions = 
   const qualified = split && mcpPrefix.test(toolName) ? toolName.slice('mcp__'.length) : toolName;
   const match = split ? separator.exec(qualified) : null;
   if (match !== null && match.index > 0 && match.index + match[0].length < qualified.length) {
-    namespace = identifierPart(qualified.slice(0, match.index));
+    namespace = identifierPart(qualified.slice(0, match.index), 'namespace');
     rest = qualified.slice(match.index + match[0].length);
   }
-  const name = identifierPart(rest);
-  const problem = bindingNameProblem(namespace) ?? bindingNameProblem(name);
+  const name = identifierPart(rest, 'function');
+  const problem = bindingNameProblem(namespace) ?? bindingNameProblem(name, 'function');
   if (problem !== undefined) return `maps to ${namespace}.${name}, which ${problem}`;
   return { namespace, name };
 }
 
-function identifierPart(text: string): string {
+function identifierPart(text: string, role: 'namespace' | 'function'): string {
   let part = text.replace(/[^A-Za-z0-9_]+/g, '_');
   if (part === '' || part === '_') return part === '' ? '_' : part;
   if (/^[0-9]/.test(part)) part = `_${part}`;
-  if (javascriptReservedWords.has(part) || pythonReservedWords.has(part)) part = `${part}_`;
+  if (role === 'namespace' && isReservedWord(part)) part = `${part}_`;
   return part;
+}
+
+/** Whether `name` is a reserved word of JavaScript or Python: a function so named also answers to `<name>_`. */
+export function isReservedWord(name: string): boolean {
+  return javascriptReservedWords.has(name) || pythonReservedWords.has(name);
 }
 
 /**

@@ -222,6 +222,59 @@ export function describeAiSdkRunCodeTool(sdk: AiSdkUnderTest): void {
       expect(received).toEqual([{ path: '/etc/hosts', encoding: 'utf8', tags: ['a', 'b'] }]);
     });
 
+    it('strips, passes and refuses an extra key exactly as the AI SDK does when the model calls the tool directly', async () => {
+      const received: unknown[] = [];
+      const record =
+        (name: string) =>
+        async (input: unknown): Promise<string> => {
+          received.push([name, input]);
+          return name;
+        };
+      const toolSet: ToolSet = {
+        zodObject: ai.tool({ inputSchema: z.object({ city: z.string() }), execute: record('zodObject') }),
+        strictObject: ai.tool({ inputSchema: z.strictObject({ city: z.string() }), execute: record('strictObject') }),
+        plainJsonSchema: ai.tool({
+          inputSchema: ai.jsonSchema<{ city: string }>({
+            type: 'object',
+            properties: { city: { type: 'string' } },
+            required: ['city'],
+            additionalProperties: false,
+          }),
+          execute: record('plainJsonSchema'),
+        }),
+      };
+      const extra = { city: 'Oslo', color: 'red' };
+      // What the AI SDK itself does with { city, color } when the model calls each tool.
+      const direct: unknown[] = [];
+      for (const name of Object.keys(toolSet)) {
+        received.length = 0;
+        const result = await generate(toolSet, sdk.scriptedModel(name, extra));
+        direct.push(result.steps[0]!.content.some((part) => part.type === 'tool-error') ? 'refused' : received[0]);
+      }
+      expect(direct).toEqual([
+        ['zodObject', { city: 'Oslo' }],
+        'refused',
+        ['plainJsonSchema', { city: 'Oslo', color: 'red' }],
+      ]);
+      // The same through run_code.
+      received.length = 0;
+      const { output } = await runProgram(
+        toolSet,
+        `const input = { city: 'Oslo', color: 'red' };
+         const outcomes = [];
+         for (const name of ['zodObject', 'strictObject', 'plainJsonSchema']) {
+           try { await tools[name](input); outcomes.push('ok'); } catch (error) { outcomes.push(error.message); }
+         }
+         return outcomes;`,
+      );
+      expect(output.ok).toBe(true);
+      const outcomes = output.value as string[];
+      expect(outcomes[0]).toBe('ok');
+      expect(outcomes[1]).toContain('tools.strictObject');
+      expect(outcomes[2]).toBe('ok');
+      expect(received).toEqual(direct.filter((entry) => entry !== 'refused'));
+    });
+
     it('refuses what the AI SDK refuses when the model calls the tool directly', async () => {
       const received: unknown[] = [];
       const direct = await generate(readFileTools(received), sdk.scriptedModel('readFile', { path: 'relative' }));

@@ -142,7 +142,7 @@ export function describeAiSdkSearchTools(sdk: SearchSdkUnderTest): void {
     it('names the namespaces when asked for one that does not exist', async () => {
       const { output } = await searchOnce({ query: 'customer', namespace: 'billing' });
       expect(output).toEqual({
-        text: '[search_tools] No namespace is named "billing". Namespaces: crm, tools. Leave `namespace` out to search them all.',
+        text: '[search_tools] not run: no namespace is named "billing". Namespaces: crm, tools. Leave `namespace` out to search them all.',
         ok: false,
         hits: [],
         loaded: [],

@@ -29,7 +29,6 @@ export type AiSdkSearchToolsTool = Tool<AiSdkSearchToolsInput, AiSdkSearchToolsO
 
 const defaultLimit = 10;
 /** The most namespaces an unknown-namespace answer names. */
-const maxNamespacesNamed = 30;
 
 const inputSchema = {
   type: 'object',
@@ -71,16 +70,8 @@ function search(runCode: RunCodeTool, input: unknown): AiSdkSearchToolsOutput {
   if (typeof read === 'string') return refused(`[search_tools] not run: ${read}`);
   const { discovery } = runCode.declarations;
   const { query, namespace, limit } = read;
-  if (namespace !== undefined && discovery.describeNamespace(namespace) === undefined) {
-    const known = [...discovery.catalog.namespaces.keys()];
-    const shown =
-      known.length <= maxNamespacesNamed
-        ? known.join(', ')
-        : `${known.slice(0, maxNamespacesNamed).join(', ')} and ${known.length - maxNamespacesNamed} more`;
-    return refused(
-      `[search_tools] No namespace is named ${quote(namespace)}. Namespaces: ${shown}. Leave \`namespace\` out to search them all.`,
-    );
-  }
+  const unknown = namespace === undefined ? undefined : discovery.unknownNamespace(namespace, '[search_tools] not run');
+  if (unknown !== undefined) return refused(unknown);
   const found = discovery.search(query, { limit, ...(namespace === undefined ? {} : { namespace }) });
   const loaded = discovery.loaded.add(found.filter((hit) => hit.loaded === false).map((hit) => hit.name));
   const hits = found.map((hit) => (hit.loaded === false ? { ...hit, loaded: true } : hit));

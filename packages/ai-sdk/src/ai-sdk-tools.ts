@@ -17,9 +17,10 @@ export interface ConvertedTools {
 
 /**
  * Turns an AI SDK toolset into tools a program may call: each schema is resolved to JSON Schema
- * (zod, Standard Schema and `jsonSchema()` alike) for the declarations and the first check, and each
- * input is then parsed by the tool's own schema, as the AI SDK does before `execute`: zod's
- * defaults, transforms and refinements hold, and a refused input is an error in the program naming
+ * (zod, Standard Schema and `jsonSchema()` alike) for the declarations, and each input is validated
+ * only by the tool's own schema, exactly as the AI SDK does before `execute`: zod's defaults,
+ * transforms and refinements hold, an unknown key a zod object strips is stripped, a `jsonSchema()`
+ * without `validate` takes the input as given, and a refused input is an error in the program naming
  * the path and the problem. `execute` gets the parsed input and the `run_code` call's execution
  * options (messages, and `experimental_context` in ai 6 or `context` in ai 7), with a tool call id
  * of `<run_code id>/<call id>` and an abort signal that fires when the run ends. A result goes
@@ -53,8 +54,11 @@ export async function convertAiSdkTools(toolSet: ToolSet, lookup: ExecutionOptio
       description: aiTool.description ?? '',
       inputSchema: input.jsonSchema,
       ...(outputSchema === undefined ? {} : { outputSchema }),
-      // The tool's own schema parses the input before approval is asked and the decision logged,
-      // so a refinement's refusal is a validation denial and execute gets the parsed value.
+      // As the AI SDK: only the tool's own schema validates (the JSON Schema, which the AI SDK gives
+      // `additionalProperties: false` for the model, would refuse a key zod strips), and a schema
+      // without `validate` takes the input as given. It parses before approval is asked and the
+      // decision logged, so a refinement's refusal is a validation denial; execute gets the parsed value.
+      inputValidation: 'parse-input',
       parseInput: (given) => parseWithSchema(input.schema, given),
       execute: async (parsed, context) => {
         const parent = lookup(context.runId);

@@ -1,7 +1,7 @@
 import { type CodeRuntimeLanguage, InvalidRequestError } from '@sluice/code-runtime';
-import type { ToolBindingNameOptions } from '@sluice/permissions';
+import { isReservedWord, type ToolBindingNameOptions } from '@sluice/permissions';
 import { type DeclaredEntry, type DeclaredTool, declareTools, type NamespaceGuide } from './declarations-entry.js';
-import { pythonDefinition, pythonDocstring, pythonMember, pythonPreamble } from './declarations-python.js';
+import { pythonDefinition, pythonDocstring, pythonMember, pythonName, pythonPreamble } from './declarations-python.js';
 import { shareShapes } from './declarations-shapes.js';
 import { toolContentNote, type UntypedResults } from './declarations-tool-content.js';
 import { compare, typescriptDefinition, typescriptDocComment, typescriptMember } from './declarations-typescript.js';
@@ -89,6 +89,11 @@ export class DeclaredCatalog {
       namespaces.set(entry.binding.namespace, members);
       this.#byName.set(entry.path, entry);
       this.#byName.set(entry.toolName, entry);
+      // The `_` name a reserved word is also bound as (`lab.class_`), unless a tool has it.
+      if (isReservedWord(entry.binding.name)) {
+        const alias = `${entry.path}_`;
+        if (!this.#byName.has(alias)) this.#byName.set(alias, entry);
+      }
       const bare = this.#byBareName.get(entry.binding.name);
       this.#byBareName.set(entry.binding.name, bare === undefined ? entry : null);
     }
@@ -162,7 +167,8 @@ export class DeclaredCatalog {
 
   /** One line for a tool that is not declared in full: `// name: summary`. */
   summaryText(entry: DeclaredEntry): string {
-    return `${this.language === 'python' ? '    #' : '  //'} ${entry.binding.name}: ${entry.summary}\n`;
+    const python = this.language === 'python';
+    return `${python ? '    #' : '  //'} ${python ? pythonName(entry.binding.name) : entry.binding.name}: ${entry.summary}\n`;
   }
 
   /**

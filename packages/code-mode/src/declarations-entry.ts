@@ -1,5 +1,5 @@
 import { InvalidRequestError } from '@sluice/code-runtime';
-import { type ToolBindingName, type ToolBindingNameOptions, toolBindingName } from '@sluice/permissions';
+import { type ToolBindingName, type ToolBindingNameOptions, toolBindingNames } from '@sluice/permissions';
 import { defineToolContent, type UntypedResults } from './declarations-tool-content.js';
 import { schemaToType } from './schema-convert.js';
 import { type JsonSchema, pascalCase, type TypeNode } from './schema-model.js';
@@ -86,29 +86,33 @@ export function declareTools(
     untypedResults === 'tool-content' && tools.some((tool) => tool.outputSchema === undefined)
       ? defineToolContent(registry)
       : undefined;
+  // As deriveBindings names them: two tools that map to one binding both stay, the second with a suffix.
+  const bindings = toolBindingNames(
+    tools.map((tool) => tool.name),
+    naming,
+  );
   const sorted = [...tools]
     .map((tool) => {
-      const binding = toolBindingName(tool.name, naming);
+      const binding = bindings.get(tool.name)!;
+      if (typeof binding === 'string') {
+        throw new InvalidRequestError({ message: `Tool name ${JSON.stringify(tool.name)} ${binding}.`, field: 'name' });
+      }
       return { tool, binding, path: `${binding.namespace}.${binding.name}` };
     })
     .sort((left, right) => (left.path < right.path ? -1 : left.path > right.path ? 1 : 0));
-  for (let index = 1; index < sorted.length; index += 1) {
-    const [earlier, later] = [sorted[index - 1]!, sorted[index]!];
-    if (earlier.binding.namespace === later.binding.namespace && earlier.binding.name === later.binding.name) {
-      throw new InvalidRequestError({
-        message: `Tools ${JSON.stringify(earlier.tool.name)} and ${JSON.stringify(later.tool.name)} both map to ${later.binding.namespace}.${later.binding.name}; rename one.`,
-        field: 'tools',
-      });
-    }
-  }
   const entries = sorted.map(({ tool, binding, path }): DeclaredEntry => {
     const hint = pascalCase(binding.name);
     const description = (tool.description ?? '').trim();
+    // The declarations say why the name has a suffix, and what the tool is really called.
+    const renamed =
+      binding.shared === undefined
+        ? ''
+        : `Tool ${JSON.stringify(tool.name)}, named ${binding.name} because ${binding.shared} is another tool.`;
     return {
       toolName: tool.name,
       binding,
       path,
-      doc: description,
+      doc: renamed === '' ? description : description === '' ? renamed : `${description}\n\n${renamed}`,
       summary: oneLineSummary(description),
       input: schemaToType(tool.inputSchema, { hint: `${hint}Input`, registry }),
       output:

@@ -29,21 +29,37 @@ type Level = 'full' | 'summary' | 'counted';
 
 /**
  * Fills the budget by priority: pinned tools (and pinned namespaces' tools) in full first, then
- * tools by `priority`, by `usage` and by path, in full while the summaries of the rest still fit
- * or the full declarations take at most half the room; then one-line summaries; the rest counted
- * under their namespace. A namespace's instructions are shown with its first tool declared in full.
+ * tools by `priority`, the namespaces taking turns among tools of equal priority (each namespace's
+ * likeliest tool by `usage` and name, then each one's second, …, so one large server's long tail
+ * comes after every server's first tools), in full while the summaries of the rest still fit or the
+ * full declarations take at most half the room; then one-line summaries in the same order; the rest
+ * counted under their namespace. See docs/decisions/2026-12-02-declarations-fair-share.md. A namespace's instructions are shown with its first tool declared in full.
  * The text is in path order whatever the priorities, and the same inputs give the same bytes.
  */
 export function layoutDeclarations(catalog: DeclaredCatalog, options: LayoutOptions): Layout {
   const offered = catalog.entries.filter((entry) => !entry.deferred || options.loaded.has(entry.path));
   const deferred = catalog.entries.filter((entry) => entry.deferred && !options.loaded.has(entry.path));
   const usage = options.usage ?? new Map<string, number>();
+  const likelier = (a: CatalogEntry, b: CatalogEntry) =>
+    Number(b.pinned) - Number(a.pinned) ||
+    b.priority - a.priority ||
+    (usage.get(b.path) ?? 0) - (usage.get(a.path) ?? 0) ||
+    compare(a.path, b.path);
+  // Each tool's rank in its namespace, likeliest first: the namespaces take turns (see fairOrder).
+  const rank = new Map<CatalogEntry, number>();
+  const byNamespace = new Map<string, CatalogEntry[]>();
+  for (const entry of offered) {
+    const members = byNamespace.get(entry.binding.namespace) ?? [];
+    members.push(entry);
+    byNamespace.set(entry.binding.namespace, members);
+  }
+  for (const members of byNamespace.values()) {
+    members.sort(likelier);
+    for (const [index, entry] of members.entries()) rank.set(entry, index);
+  }
   const ordered = [...offered].sort(
     (a, b) =>
-      Number(b.pinned) - Number(a.pinned) ||
-      b.priority - a.priority ||
-      (usage.get(b.path) ?? 0) - (usage.get(a.path) ?? 0) ||
-      compare(a.path, b.path),
+      Number(b.pinned) - Number(a.pinned) || b.priority - a.priority || rank.get(a)! - rank.get(b)! || likelier(a, b),
   );
   const levels = new Map<CatalogEntry, Level>(offered.map((entry) => [entry, 'counted']));
 

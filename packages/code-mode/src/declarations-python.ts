@@ -33,12 +33,27 @@ export function pythonMember(entry: DeclaredEntry): string {
     parameters.push(`input: ${types.type(input)}`, '/');
   }
   const docLines = entry.doc === '' ? [] : entry.doc.split(/\r?\n/);
+  const name = pythonName(entry.binding.name);
+  if (name !== entry.binding.name) {
+    if (docLines.length > 0) docLines.push('');
+    docLines.push(
+      `Named ${name}: \`${entry.binding.namespace}.${entry.binding.name}\` is a SyntaxError, "${entry.binding.name}" being a Python keyword.`,
+    );
+  }
   if (argumentDocs.length > 0) {
     if (docLines.length > 0) docLines.push('');
     docLines.push('Args:', ...argumentDocs.map((line) => `    ${line}`));
   }
-  const signature = `    @staticmethod\n    async def ${entry.binding.name}(${parameters.join(', ')}) -> ${types.type(entry.output)}:\n`;
+  const signature = `    @staticmethod\n    async def ${name}(${parameters.join(', ')}) -> ${types.type(entry.output)}:\n`;
   return `${signature}${pythonDocstring(docLines, '        ')}`;
+}
+
+/**
+ * How Python programs call a function: its binding name, or for a Python keyword (`class`, `import`,
+ * `from`) that name with `_` after it (`lab.class_`), an alias every binding of that name also has.
+ */
+export function pythonName(name: string): string {
+  return pythonReservedWords.has(name) ? `${name}_` : name;
 }
 
 /** A docstring at `indent`, or `...` when there is nothing to say. Backslashes and `"""` cannot end it early. */

@@ -1,10 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { InvalidRequestError } from '@sluice/code-runtime';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { mcpCatalogue } from './__fixtures__/mcp-catalogue.js';
 import { realisticTools } from './__fixtures__/realistic-tools.js';
-import { countTokens, estimateTokens, generateDeclarations } from './declarations.js';
+import { unequalCatalogue } from './__fixtures__/unequal-catalogue.js';
+import { countTokens, defaultDeclarationsTokenBudget, estimateTokens, generateDeclarations } from './declarations.js';
 import type { DeclaredTool } from './declarations-entry.js';
 import { LoadedTools } from './loaded-tools.js';
 
@@ -102,6 +102,44 @@ describe('generateDeclarations', () => {
     await expect(typescript.text).toMatchFileSnapshot('./__snapshots__/catalogue-summary.typescript.txt');
     await expect(python.text).toMatchFileSnapshot('./__snapshots__/catalogue-summary.python.txt');
   });
+
+  // The measurement of docs/decisions/2026-12-02-declarations-fair-share.md: one 220-tool server
+  // beside two small ones. Filled alphabetically by namespace, the small ones were only counted.
+  it.each([
+    ['typescript', { backoffice: [13, 117, 90], filesystem: [12, 2, 0], memory: [9, 0, 0] }],
+    ['python', { backoffice: [10, 112, 98], filesystem: [10, 4, 0], memory: [9, 0, 0] }],
+  ] as const)(
+    "shares the budget between unequal servers in %s: every small one shown before the large one's tail",
+    (language, expected) => {
+      const tools = unequalCatalogue();
+      expect(tools).toHaveLength(243);
+      const declarations = generateDeclarations(tools, { language });
+      const count = (paths: readonly string[], namespace: string) =>
+        paths.filter((path) => path.startsWith(`${namespace}.`)).length;
+      const shares = Object.fromEntries(
+        ['backoffice', 'filesystem', 'memory'].map((namespace) => [
+          namespace,
+          [
+            count(declarations.inlined, namespace),
+            count(declarations.summarized, namespace),
+            count(declarations.counted, namespace),
+          ],
+        ]),
+      );
+      console.log(
+        `unequal servers, ${language}: ${declarations.estimatedTokens} tokens, [full, summarised, counted]`,
+        shares,
+      );
+      expect(declarations.estimatedTokens).toBeLessThanOrEqual(defaultDeclarationsTokenBudget);
+      expect(shares).toEqual(expected);
+      // A pinned or higher-priority tool still comes first, whatever its namespace's turn.
+      const favoured = generateDeclarations(
+        tools.map((tool) => (tool.name === 'mcp__backoffice__update_warehouse' ? { ...tool, priority: 1 } : tool)),
+        { language },
+      );
+      expect(favoured.inlined).toContain('backoffice.update_warehouse');
+    },
+  );
 
   it('declares higher-priority tools in full before others', () => {
     const tools = mcpCatalogue().map((tool) =>
@@ -238,19 +276,20 @@ describe('generateDeclarations', () => {
     expect(() => generateDeclarations([tool], { language: 'typescript' })).toThrow(/reserved for tool discovery/);
   });
 
-  it('refuses two tools that bind to the same name', () => {
+  it('declares both of two tools that bind to the same name, the second with a suffix it explains', () => {
     const tools: DeclaredTool[] = [
-      { name: 'get-weather', inputSchema: {} },
-      { name: 'get_weather', inputSchema: {} },
+      { name: 'get-weather', description: 'Weather, dashed.', inputSchema: {} },
+      { name: 'get_weather', description: 'Weather.', inputSchema: {} },
     ];
-    let thrown: unknown;
-    try {
-      generateDeclarations(tools, { language: 'python' });
-    } catch (error) {
-      thrown = error;
-    }
-    expect(InvalidRequestError.isInstance(thrown)).toBe(true);
-    expect((thrown as Error).message).toMatch(/both map to tools\.get_weather/);
+    const typescript = generateDeclarations(tools, { language: 'typescript' });
+    expect(typescript.paths).toEqual(['tools.get_weather', 'tools.get_weather_2']);
+    expect(typescript.text).toContain(
+      '  /**\n   * Weather, dashed.\n   *\n   * Tool "get-weather", named get_weather_2 because tools.get_weather is another tool.\n   */\n  get_weather_2(',
+    );
+    const python = generateDeclarations([...tools].reverse(), { language: 'python' });
+    expect(python.text).toContain('async def get_weather_2(');
+    expect(python.text).toContain('Tool "get-weather", named get_weather_2 because tools.get_weather is another tool.');
+    expect(typescript.discovery.describe('get-weather')).toContain('get_weather_2(');
   });
 
   it('follows the naming options, as permissions does', () => {

@@ -1,30 +1,3 @@
-import type { Bindings, HostFunction } from '@sluice/code-runtime';
-import type { Tool, ToolBindingNameOptions } from '@sluice/permissions';
-import { declareTools } from './declarations-entry.js';
-
-/**
- * A program that calls a tool with nothing sends `null`. When every property of the tool's input
- * is optional, the declarations say the argument may be left out, so `null` is passed on as `{}`
- * (before the policy and the schema see it) rather than failing validation as "not an object".
- */
-export function withEmptyInputs(bindings: Bindings, tools: readonly Tool[], naming: ToolBindingNameOptions): Bindings {
-  const optional = new Set(
-    declareTools(tools, naming)
-      .entries.filter(({ input }) => input.kind === 'object' && input.properties.every((property) => property.optional))
-      .map((entry) => entry.path),
-  );
-  const wrapped: Record<string, Record<string, HostFunction>> = {};
-  for (const [namespace, functions] of Object.entries(bindings)) {
-    wrapped[namespace] = {};
-    for (const [name, fn] of Object.entries(functions)) {
-      wrapped[namespace][name] = optional.has(`${namespace}.${name}`)
-        ? (input, context) => fn(input === null ? {} : input, context)
-        : fn;
-    }
-  }
-  return wrapped;
-}
-
 /** Why a `run_code` input cannot run, in one sentence for the model; `undefined` when it can. */
 export function inputProblem(input: unknown): string | undefined {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {

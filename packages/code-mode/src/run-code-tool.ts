@@ -20,6 +20,7 @@ import {
   type PolicySource,
   type Tool,
   type ToolBindingNameOptions,
+  toolBindingNames,
 } from '@sluice/permissions';
 import { generateDeclarations, type ToolDeclarations } from './declarations.js';
 import type { NamespaceGuide, ToolPlacement } from './declarations-entry.js';
@@ -38,7 +39,7 @@ import { ResultSpill } from './result-spill.js';
 import { type RunCodeStructuredResult, runCodeOutputSchema, structuredResult } from './result-structured.js';
 import { runCodeDescription } from './run-code-description.js';
 import { checkDurableOptions, durableSections, type RunCodeDurableOptions } from './run-code-durable.js';
-import { inputProblem, withEmptyInputs } from './run-code-inputs.js';
+import { inputProblem } from './run-code-inputs.js';
 import { readRuntimeLimits } from './runtime-limits.js';
 
 /** Options for {@link createRunCodeTool}. */
@@ -211,7 +212,7 @@ export function createRunCodeTool(options: RunCodeToolOptions): RunCodeTool {
       ? {}
       : { splitNamespaces: options.permissions.splitNamespaces }),
   };
-  const toolBindings = withEmptyInputs(deriveBindings(tools, options.policy, options.permissions), tools, naming);
+  const toolBindings = deriveBindings(tools, options.policy, options.permissions);
   // A spill handed in is shared (several tools, one paging tool) and stays its owner's to dispose.
   const ownSpill =
     options.result?.spill === undefined
@@ -231,7 +232,14 @@ export function createRunCodeTool(options: RunCodeToolOptions): RunCodeTool {
   const source = options.policy;
   const policy = typeof source === 'function' ? source() : isPolicy(source) ? source : createPolicy(source);
   // Tools the policy can never allow are not declared: the model should not plan around them.
-  const declared = tools.filter((tool) => mayBeAllowed(policy, tool.name, naming));
+  const bound = toolBindingNames(
+    tools.map((tool) => tool.name),
+    naming,
+  );
+  const declared = tools.filter((tool) => {
+    const binding = bound.get(tool.name);
+    return mayBeAllowed(policy, tool.name, typeof binding === 'object' ? { ...naming, binding } : naming);
+  });
   // Keyed by the runtime itself: a runtime provided in its place may differ in language or limits,
   // and the description must state the limits of the runtime that will really run the program.
   // Keyed also by the loaded set's version: a tool loaded in this conversation joins the next description.
@@ -272,8 +280,6 @@ export function createRunCodeTool(options: RunCodeToolOptions): RunCodeTool {
           policy: options.policy,
           ...(options.permissions === undefined ? {} : { permissions: options.permissions }),
           bindings: declarations.discovery.bindings,
-          // As without durable: a call with no argument is `{}` for a tool whose input properties are all optional.
-          mapBindings: (bindings) => withEmptyInputs(bindings, tools, naming),
           owner,
           ...(durable?.pauseTtlMs === undefined ? {} : { pauseTtlMs: durable.pauseTtlMs }),
           ...(durable?.leaseMs === undefined ? {} : { leaseMs: durable.leaseMs }),

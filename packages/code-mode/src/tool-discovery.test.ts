@@ -54,6 +54,13 @@ describe('ToolDiscovery', () => {
     expect(await call(catalogue, 'describeTool', { name: 'slack.get_user' })).toContain('get_user(');
   });
 
+  it('names the namespaces when searchTools is narrowed to one that does not exist', async () => {
+    await expect(call(catalogue, 'searchTools', { query: 'issue', namespace: 'gitlab' })).rejects.toThrow(
+      /^sluice\.searchTools: no namespace is named "gitlab"\. Namespaces: [a-z_]+, .*github.*\. Leave `namespace` out to search them all\.$/,
+    );
+    expect(catalogue.unknownNamespace('github', 'search_tools')).toBeUndefined();
+  });
+
   it('answers an unknown tool with close matches, as an error the program can read', async () => {
     await expect(call(catalogue, 'describeTool', 'slack.get_users')).rejects.toThrow(
       /No tool is named "slack\.get_users"\. Close matches: slack\.get_user/,

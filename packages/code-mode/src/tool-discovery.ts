@@ -14,6 +14,9 @@ import { maxSearchResults, ToolSearchIndex, type ToolSearchOptions } from './too
 
 export { discoveryNamespace, maxSearchResults };
 
+/** The most namespaces an unknown-namespace message names. */
+export const maxNamespacesNamed = 30;
+
 /** One search hit: the path the program calls, and the tool's one-line summary. */
 export interface ToolSearchHit {
   readonly name: string;
@@ -93,6 +96,23 @@ export class ToolDiscovery {
     return entry === undefined ? undefined : wellFormedText(this.catalog.describe(entry));
   }
 
+  /**
+   * Why `namespace` cannot narrow a search, naming the known namespaces (the first
+   * {@link maxNamespacesNamed}), or `undefined` when it is one; `where` is how the caller names the
+   * search (`sluice.searchTools`, `search_tools`) in the message.
+   */
+  unknownNamespace(namespace: string, where: string): string | undefined {
+    if (this.catalog.namespaces.has(namespace)) return undefined;
+    const known = [...this.catalog.namespaces.keys()];
+    const shown =
+      known.length <= maxNamespacesNamed
+        ? known.join(', ')
+        : `${known.slice(0, maxNamespacesNamed).join(', ')} and ${known.length - maxNamespacesNamed} more`;
+    return wellFormedText(
+      `${where}: no namespace is named ${JSON.stringify(namespace)}. Namespaces: ${shown || '(none)'}. Leave \`namespace\` out to search them all.`,
+    );
+  }
+
   /** A namespace's description, instructions and tools; `undefined` for an unknown namespace. */
   describeNamespace(name: string): NamespaceDescription | undefined {
     const namespace = this.catalog.namespaces.get(name);
@@ -132,6 +152,11 @@ export class ToolDiscovery {
       [discoveryNamespace]: {
         searchTools: async (input: JsonValue, context?: HostCallContext) => {
           const { text, options } = readArguments(input, context, 'query', 'searchTools', '"open issues"');
+          const unknown =
+            options.namespace === undefined
+              ? undefined
+              : this.unknownNamespace(options.namespace, 'sluice.searchTools');
+          if (unknown !== undefined) throw new Error(unknown);
           return this.searchAndLoad(text, options) as unknown as JsonValue;
         },
         describeTool: async (input: JsonValue, context?: HostCallContext) => {

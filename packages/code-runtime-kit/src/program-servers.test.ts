@@ -37,6 +37,8 @@ describe('serverModule', () => {
       namespace: 'delete_',
       tool: 'get_item',
     });
+    // A function keeps a reserved word as its name: `lab.delete(...)`.
+    expect(serverModule('./servers/lab/delete.ts')).toEqual({ server: 'lab', namespace: 'lab', tool: 'delete' });
     for (const other of [
       './servers',
       './servers/',

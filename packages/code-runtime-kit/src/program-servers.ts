@@ -36,19 +36,20 @@ export function serverModule(specifier: string): ServerModule | undefined {
   const file = parts[1]?.replace(extension, '');
   if (file === undefined || file === 'index') return { server, namespace };
   if (file === '') return undefined;
-  return { server, namespace, tool: bindingIdentifier(file) };
+  return { server, namespace, tool: bindingIdentifier(file, 'function') };
 }
 
 /**
  * A name as tool names become binding names (`@sluice/permissions`' `toolBindingName`): every run
  * of characters other than ASCII letters, digits and `_` becomes one `_`, a leading digit gets a `_`
- * before it, and a reserved word of JavaScript or Python gets a `_` after it.
+ * before it, and a namespace that is a reserved word of JavaScript or Python gets a `_` after it (a
+ * function keeps it: `./servers/lab/delete` is `lab.delete`).
  */
-export function bindingIdentifier(text: string): string {
+export function bindingIdentifier(text: string, role: 'namespace' | 'function' = 'namespace'): string {
   let part = text.replace(/[^A-Za-z0-9_]+/g, '_');
   if (part === '') return '_';
   if (/^[0-9]/.test(part)) part = `_${part}`;
-  if (javascriptReservedWords.has(part) || pythonReservedWords.has(part)) part = `${part}_`;
+  if (role === 'namespace' && (javascriptReservedWords.has(part) || pythonReservedWords.has(part))) part = `${part}_`;
   return part;
 }
 

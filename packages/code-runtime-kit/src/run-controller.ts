@@ -17,6 +17,7 @@ import {
   measureJson,
   wellFormedText,
 } from '@sluice/code-runtime';
+import { notGrantedMessage } from './binding-suggestions.js';
 import { FifoQueue } from './fifo-queue.js';
 import { LogBuffer } from './log-buffer.js';
 import type { RunLimits } from './run-limits.js';
@@ -315,8 +316,7 @@ export class RunController {
   }
 
   #notGranted(namespace: string, name: string): string {
-    const available = [...this.options.bindings.keys()].sort();
-    return `${namespace}.${name} is not available to this program. Available: ${available.length > 0 ? available.join(', ') : '(none)'}.`;
+    return notGrantedMessage(namespace, name, [...this.options.bindings.keys()]);
   }
 
   #refusal(namespace: string, name: string, entry: BindingEntry | undefined, measure: JsonMeasure): string | undefined {

@@ -7,6 +7,7 @@ fails with a message that names the call and says to `await` it.
 
 import _thread
 import asyncio
+import collections
 import collections.abc
 import sys
 import warnings
@@ -24,9 +25,12 @@ class HostCalls:
         self.serial = 0
         self.main_thread = None  # the thread the program runs in (see install)
 
-    def namespace(self, namespace, names):
-        """The object bound as `namespace` in the program, with one function per granted name."""
-        return _Namespace(namespace, {name: self._function(namespace, name) for name in names})
+    def namespace(self, namespace, names, search=None):
+        """The object bound as `namespace` in the program, with one function per granted name.
+
+        `search` is the discovery call an unknown name's error points to (`sluice.search_tools`), if any.
+        """
+        return _Namespace(namespace, {name: self._function(namespace, name) for name in names}, search)
 
     def install(self, program_globals, bindings, builtin_names):
         """Binds each namespace, and each function name unique across namespaces as a global too.
@@ -36,8 +40,9 @@ class HostCalls:
         """
         self.qualified = {}
         self.main_thread = _thread.get_ident()
+        search = 'sluice.search_tools' if 'search_tools' in bindings.get('sluice', ()) else None
         for namespace, names in bindings.items():
-            program_globals[namespace] = self.namespace(namespace, names)
+            program_globals[namespace] = self.namespace(namespace, names, search)
             for name in names:
                 self.qualified.setdefault(name, []).append(f'{namespace}.{name}')
         for name, qualified in self.qualified.items():
@@ -227,19 +232,51 @@ class HostCall(collections.abc.Coroutine):
         return f'<host call {self.call_text()}{state}>'
 
 
+#: Up to this many functions, an unknown name's error lists a namespace's functions; past it, the closest.
+MAX_LISTED = 12
+
+
+def closest_names(wanted, names, limit=5):
+    """Up to `limit` of `names` closest to `wanted`, best first: by the Dice coefficient of their
+    character pairs (case and `_` ignored, so `getUser` is close to `get_user`), ties by name; a name
+    sharing under a third of its pairs is not close. Linear in the names' lengths, unlike an edit distance.
+    """
+
+    def pairs(text):
+        text = text.replace('_', '').lower()
+        return collections.Counter(text[index:index + 2] for index in range(len(text) - 1))
+
+    target = pairs(wanted)
+    scored = []
+    for name in names:
+        other = pairs(name)
+        total = sum(target.values()) + sum(other.values())
+        score = 2 * sum((target & other).values()) / total if total else 0.0
+        if score >= 0.34:
+            scored.append((-score, name))
+    return [name for _, name in sorted(scored)[:limit]]
+
+
 class _Namespace:
     """One binding namespace: an attribute per granted host function."""
 
-    def __init__(self, namespace, functions):
+    def __init__(self, namespace, functions, search=None):
         object.__setattr__(self, '_namespace', namespace)
         object.__setattr__(self, '_functions', functions)
+        object.__setattr__(self, '_search', search)
 
     def __getattr__(self, name):
         functions = object.__getattribute__(self, '_functions')
         if name in functions:
             return functions[name]
         namespace = object.__getattribute__(self, '_namespace')
-        raise AttributeError(f'{namespace} has no function {name!r}; available: {", ".join(sorted(functions)) or "none"}')
+        if len(functions) <= MAX_LISTED:
+            raise AttributeError(f'{namespace} has no function {name!r}; available: {", ".join(sorted(functions)) or "none"}')
+        closest = closest_names(name, functions)
+        search = object.__getattribute__(self, '_search')
+        how = f'; find others with `await {search}("words", namespace="{namespace}")`' if search else ''
+        shown = f'; closest: {", ".join(closest)}' if closest else ''
+        raise AttributeError(f'{namespace} has no function {name!r}{shown}; it has {len(functions)} functions{how}')
 
     def __dir__(self):
         return sorted(object.__getattribute__(self, '_functions'))

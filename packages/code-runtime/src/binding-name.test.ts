@@ -177,9 +177,13 @@ describe('normalizeBindings', () => {
     expect(error).toMatchObject({ name: 'InvalidRequestError', field: 'bindings.tools.__proto__' });
   });
 
-  it('refuses a reserved word as a function name', () => {
-    const error = thrown(() => normalizeBindings({ tools: { import: hostFunction } }));
-    expect(error).toMatchObject({ field: 'bindings.tools.import' });
+  it('takes a reserved word as a function name, read as a property (`lab.delete(...)`), but not as a namespace', () => {
+    const entries = normalizeBindings({ lab: { delete: hostFunction, import: hostFunction, class: hostFunction } });
+    expect([...entries.keys()]).toEqual(['lab.delete', 'lab.import', 'lab.class']);
+    expect(bindingNameProblem('delete', 'function')).toBeUndefined();
+    expect(bindingNameProblem('__proto__', 'function')).toContain('double-underscore');
+    const error = thrown(() => normalizeBindings({ import: { search: hostFunction } }));
+    expect(error).toMatchObject({ field: 'bindings.import' });
     expect((error as Error).message).toContain('reserved word in JavaScript');
   });
 

@@ -28,8 +28,10 @@ const identifier = /^[A-Za-z_][A-Za-z0-9_]*$/;
  * not a reserved word of either language, and not a double-underscore name (`__proto__`,
  * `__class__`), which both languages treat as machinery rather than data. Names such as
  * `constructor` or `toString` are valid and are looked up as data, never on a prototype.
+ * `role: 'function'` checks the name of a function inside a namespace, which is read as a property
+ * (`lab.delete(...)`): it may be a reserved word. A namespace is a variable and may not.
  */
-export function bindingNameProblem(name: unknown): string | undefined {
+export function bindingNameProblem(name: unknown, role: 'namespace' | 'function' = 'namespace'): string | undefined {
   if (typeof name !== 'string') return `must be a string, got ${typeof name}`;
   if (name.length === 0) return 'must not be empty';
   if (name.length > maxBindingNameLength)
@@ -40,19 +42,24 @@ export function bindingNameProblem(name: unknown): string | undefined {
   if (name.startsWith('__') && name.endsWith('__')) {
     return `${JSON.stringify(name)} is a double-underscore name, which JavaScript and Python reserve for object machinery`;
   }
+  if (role === 'function') return undefined;
   if (javascriptReservedWords.has(name)) return `${JSON.stringify(name)} is a reserved word in JavaScript`;
   if (pythonReservedWords.has(name)) return `${JSON.stringify(name)} is a reserved word in Python`;
   return undefined;
 }
 
-/** Whether `name` is a valid binding name. See {@link bindingNameProblem} for the rules. */
-export function isValidBindingName(name: unknown): name is string {
-  return bindingNameProblem(name) === undefined;
+/** Whether `name` is a valid binding name (of a namespace, or a `role: 'function'`). See {@link bindingNameProblem} for the rules. */
+export function isValidBindingName(name: unknown, role: 'namespace' | 'function' = 'namespace'): name is string {
+  return bindingNameProblem(name, role) === undefined;
 }
 
-/** Throws {@link InvalidRequestError} naming `field` when `name` is not a valid binding name. */
-export function validateBindingName(name: unknown, field: string): asserts name is string {
-  const problem = bindingNameProblem(name);
+/** Throws {@link InvalidRequestError} naming `field` when `name` is not a valid binding name of its `role`. */
+export function validateBindingName(
+  name: unknown,
+  field: string,
+  role: 'namespace' | 'function' = 'namespace',
+): asserts name is string {
+  const problem = bindingNameProblem(name, role);
   if (problem !== undefined) {
     throw new InvalidRequestError({ message: `Binding name at ${field} ${problem}.`, field });
   }
@@ -88,7 +95,7 @@ export function normalizeBindings(bindings: Bindings | undefined): Map<string, B
     }
     for (const name of Object.keys(functions)) {
       const field = `bindings.${namespace}.${name}`;
-      validateBindingName(name, field);
+      validateBindingName(name, field, 'function');
       const fn = Object.getOwnPropertyDescriptor(functions, name)?.value as unknown;
       if (typeof fn !== 'function') {
         throw new InvalidRequestError({ message: `${field} must be a function, got ${typeof fn}.`, field });

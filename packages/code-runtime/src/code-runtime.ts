@@ -47,7 +47,8 @@ export type HostFunction = (input: JsonValue, context: HostCallContext) => Promi
 /**
  * The host functions a run may call, by namespace and then by name: `{ tools: { search } }` is
  * `tools.search(...)` in the program. Both levels must be valid binding names (see
- * {@link validateBindingName}); only own enumerable keys count.
+ * {@link validateBindingName}); a function's name may be a reserved word (`{ lab: { delete } }` is
+ * `lab.delete(...)`), a namespace's may not. Only own enumerable keys count.
  */
 export type Bindings = Readonly<Record<string, Readonly<Record<string, HostFunction>>>>;
 

@@ -14,7 +14,7 @@ import {
   deriveBindings,
   type PolicySource,
   type Tool,
-  toolBindingName,
+  toolBindingNames,
 } from '@sluice/permissions';
 import {
   type PauseDecision,
@@ -210,8 +210,17 @@ export function createDurableRuns(options: DurableRunsOptions): DurableRuns {
   const pauseOnAsk = options.pauseOnAsk ?? true;
   // The permission options carry the naming options (`defaultNamespace`, `splitNamespaces`) deriveBindings uses.
   const naming = options.permissions ?? {};
+  // Named as deriveBindings names them: two tools that map to one binding both stay, the second with a suffix.
+  const bound = toolBindingNames(
+    tools.map((tool) => tool.name),
+    naming,
+  );
   const safe = new Set(
-    tools.filter((tool) => tool.replay === 'safe').map((tool) => bindingPath(toolBindingName(tool.name, naming))),
+    tools
+      .filter((tool) => tool.replay === 'safe')
+      .map((tool) => bound.get(tool.name))
+      .filter((binding) => typeof binding === 'object')
+      .map((binding) => bindingPath(binding)),
   );
   const messageBytes = runtime.limits?.hostCallBytes ?? 64 * 1024;
   const mapBindings = options.mapBindings ?? ((bindings: Bindings) => bindings);

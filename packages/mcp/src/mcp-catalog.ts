@@ -231,6 +231,9 @@ export function serveDiscovery(
   if (name === 'search_tools') {
     const { query, limit, namespace } = input;
     if (typeof query !== 'string') return text('search_tools needs {"query": "words to look for"}.', true);
+    const unknown =
+      typeof namespace === 'string' ? catalog.discovery.unknownNamespace(namespace, 'search_tools') : undefined;
+    if (unknown !== undefined) return text(unknown, true);
     const hits = catalog.discovery.searchAndLoad(query, {
       limit: typeof limit === 'number' ? limit : 10,
       ...(typeof namespace === 'string' ? { namespace } : {}),

@@ -160,6 +160,12 @@ describe('sluice mcp', () => {
       await sluice.client.callTool({ name: 'describe_tool', arguments: { name: 'lab.add' } }),
     );
     expect(described).toContain('add(input:');
+    const elsewhere = await sluice.client.callTool({
+      name: 'search_tools',
+      arguments: { query: 'add', namespace: 'labs' },
+    });
+    expect(elsewhere.isError).toBe(true);
+    expect(resultText(elsewhere)).toMatch(/^search_tools: no namespace is named "labs"\. Namespaces: .*lab.*twin/);
     const missing = await sluice.client.callTool({ name: 'describe_tool', arguments: { name: 'lab.ad' } });
     expect(missing.isError).toBe(true);
     expect(resultText(missing)).toContain('lab.add');

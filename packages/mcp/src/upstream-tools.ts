@@ -12,28 +12,24 @@ export function upstreamToolName(server: string, tool: string): string {
 
 /**
  * The tools of every ready upstream as `@sluice/permissions` tools, each calling its server. A tool
- * whose name cannot become a binding, or maps to the same binding as an earlier one, is left out
- * and reported through `warn`, so one odd tool does not take its whole server down.
+ * whose name cannot become a binding is left out and reported through `warn`, so one odd tool does
+ * not take its whole server down. Two tools that map to one binding (`get-x` and `get_x`) both stay:
+ * `toolBindingNames` gives the second a suffix (`get_x_2`) that the declarations show and explain.
  */
 export function upstreamTools(servers: readonly UpstreamServer[], warn: (line: string) => void): Tool[] {
   const tools: Tool[] = [];
-  const taken = new Map<string, string>();
+  const seen = new Set<string>();
   for (const server of servers) {
     for (const upstream of server.tools) {
       const name = upstreamToolName(server.name, upstream.name);
-      let path: string;
-      try {
-        const binding = toolBindingName(name);
-        path = `${binding.namespace}.${binding.name}`;
-      } catch (error) {
-        warn(`[${server.name}] tool ${JSON.stringify(upstream.name)} is left out: ${foreignText(error, 1024)}`);
+      if (seen.has(name)) {
+        warn(`[${server.name}] tool ${JSON.stringify(upstream.name)} is listed twice; the second is left out`);
         continue;
       }
-      const earlier = taken.get(path);
-      if (earlier !== undefined) {
-        warn(
-          `[${server.name}] tool ${JSON.stringify(upstream.name)} is left out: it maps to ${path}, like ${JSON.stringify(earlier)}`,
-        );
+      try {
+        toolBindingName(name);
+      } catch (error) {
+        warn(`[${server.name}] tool ${JSON.stringify(upstream.name)} is left out: ${foreignText(error, 1024)}`);
         continue;
       }
       const toolName = upstream.name;
@@ -49,7 +45,7 @@ export function upstreamTools(servers: readonly UpstreamServer[], warn: (line: s
         (problem) => warn(`[${server.name}] tool ${JSON.stringify(toolName)} is left out: ${problem}`),
       );
       if (tool === undefined) continue;
-      taken.set(path, upstream.name);
+      seen.add(name);
       tools.push(tool);
     }
   }

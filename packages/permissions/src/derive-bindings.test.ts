@@ -1,4 +1,4 @@
-import { InvalidRequestError, InvalidSettingsError, type JsonValue } from '@sluice/code-runtime';
+import { InvalidSettingsError, type JsonValue } from '@sluice/code-runtime';
 import { describe, expect, it } from 'vitest';
 import { callBinding, recordingTool } from './__fixtures__/test-support.js';
 import type { PermissionDecision } from './audit-log.js';
@@ -223,15 +223,77 @@ describe('deriveBindings', () => {
     await expect(callBinding(bindings, 'tools.search', { n: 1 })).resolves.toEqual({ echoed: { n: 1 } });
   });
 
-  it('throws InvalidRequestError naming both tools when two map to the same binding', () => {
-    const error = thrownBy(() =>
-      deriveBindings([recordingTool('fs.read-file').tool, recordingTool('fs.read_file').tool], { rules: [] }),
+  it('binds a reserved word by its own name and as <name>_, and a rule naming either covers it', async () => {
+    const remove = recordingTool('fs.delete');
+    const bindings = deriveBindings([remove.tool, recordingTool('fs.class').tool], {
+      default: 'allow',
+      rules: [{ tool: 'fs.delete_', effect: 'deny', reason: 'no deleting' }],
+    });
+    expect(Object.keys(bindings.fs!).sort()).toEqual(['class', 'class_', 'delete', 'delete_']);
+    await expect(callBinding(bindings, 'fs.delete', { path: '/a' })).rejects.toThrow('no deleting');
+    await expect(callBinding(bindings, 'fs.delete_', { path: '/a' })).rejects.toThrow('no deleting');
+    await expect(callBinding(bindings, 'fs.class_', {})).resolves.toEqual({ echoed: {} });
+    expect(remove.calls).toEqual([]);
+    const byNewName = deriveBindings([remove.tool], {
+      default: 'allow',
+      rules: [{ tool: 'fs.delete', effect: 'deny' }],
+    });
+    await expect(callBinding(byNewName, 'fs.delete_', {})).rejects.toThrow('Permission denied');
+  });
+
+  it("lets parseInput alone decide with inputValidation: 'parse-input', as the AI SDK does", async () => {
+    const received: JsonValue[] = [];
+    const strip: Tool = {
+      name: 'weather',
+      description: 'Weather in a city.',
+      inputSchema: { ...readSchema, properties: { city: { type: 'string' } }, required: ['city'] },
+      inputValidation: 'parse-input',
+      // A zod object's way: unknown keys are dropped, a missing city refused.
+      parseInput: (input) => {
+        const { city } = input as { city?: unknown };
+        return typeof city === 'string' ? { ok: true, value: { city } } : { ok: false, problems: ['$.city: required'] };
+      },
+      execute: (input) => {
+        received.push(input);
+        return 'sunny';
+      },
+    };
+    const bindings = deriveBindings([strip], { default: 'allow', rules: [] });
+    await expect(callBinding(bindings, 'tools.weather', { city: 'Oslo', color: 'red' })).resolves.toBe('sunny');
+    expect(received).toEqual([{ city: 'Oslo' }]);
+    await expect(callBinding(bindings, 'tools.weather', { color: 'red' })).rejects.toThrow('$.city: required');
+    const checked = deriveBindings([{ ...strip, inputValidation: 'schema' }], { default: 'allow', rules: [] });
+    await expect(callBinding(checked, 'tools.weather', { city: 'Oslo', color: 'red' })).rejects.toThrow('color');
+    expect(() => deriveBindings([{ ...strip, inputValidation: 'loose' as never }], { rules: [] })).toThrow(
+      /inputValidation must be 'schema' or 'parse-input'/,
     );
-    expect(InvalidRequestError.isInstance(error)).toBe(true);
-    expect((error as Error).message).toBe(
-      'Tools "fs.read-file" and "fs.read_file" both map to fs.read_file; rename one.',
-    );
-    expect((error as InvalidRequestError).field).toBe('tools[1].name');
+  });
+
+  it('keeps both tools when two map to the same binding: the one already spelt so keeps it, the other takes _2', async () => {
+    const dashed = recordingTool('fs.read-file');
+    const plain = recordingTool('fs.read_file');
+    for (const order of [
+      [dashed.tool, plain.tool],
+      [plain.tool, dashed.tool],
+    ]) {
+      const bindings = deriveBindings(order, {
+        rules: [
+          { tool: 'fs.read_file', effect: 'allow' },
+          { tool: 'fs.read_file_2', effect: 'deny', reason: 'not this one' },
+        ],
+      });
+      expect(Object.keys(bindings.fs!).sort()).toEqual(['read_file', 'read_file_2']);
+      await expect(callBinding(bindings, 'fs.read_file', { path: '/a' })).resolves.toEqual({ echoed: { path: '/a' } });
+      // A rule naming fs.read_file covers only the tool bound there, not the one renamed away from it.
+      await expect(callBinding(bindings, 'fs.read_file_2', { path: '/b' })).rejects.toThrow(
+        'Permission denied: fs.read_file_2 is not allowed: not this one.',
+      );
+    }
+    expect(plain.calls).toEqual([{ path: '/a' }, { path: '/a' }]);
+    expect(dashed.calls).toEqual([]);
+    const byOwnName = deriveBindings([dashed.tool, plain.tool], { rules: [{ tool: 'fs.read-file', effect: 'allow' }] });
+    await expect(callBinding(byOwnName, 'fs.read_file_2', { path: '/c' })).resolves.toEqual({ echoed: { path: '/c' } });
+    await expect(callBinding(byOwnName, 'fs.read_file', { path: '/d' })).rejects.toThrow('Permission denied');
   });
 
   it('throws InvalidRequestError for malformed tools, duplicate names and unusable schemas', () => {

@@ -16,7 +16,7 @@ import type { PolicyDefinition } from './policy-definition.js';
 import { evaluatePolicy, mayBeAllowed, type PolicyVerdict } from './policy-evaluate.js';
 import { mapPositional } from './positional-arguments.js';
 import type { ParsedInput, Tool } from './tool.js';
-import type { ToolBindingNameOptions } from './tool-binding-name.js';
+import { isReservedWord, type ToolBindingNameOptions } from './tool-binding-name.js';
 import { buildCatalog, type CatalogEntry } from './tool-catalog.js';
 
 /** Options for {@link deriveBindings}. */
@@ -60,7 +60,9 @@ export function deriveBindings(
     let text = available.get(current);
     if (text === undefined) {
       text = describeAvailable(
-        catalog.filter((entry) => mayBeAllowed(current, entry.tool.name, settings)).map((entry) => entry.binding),
+        catalog
+          .filter((entry) => mayBeAllowed(current, entry.tool.name, { ...settings, binding: entry }))
+          .map((entry) => entry.binding),
       );
       available.set(current, text);
     }
@@ -70,6 +72,13 @@ export function deriveBindings(
   for (const entry of catalog) {
     namespaces[entry.namespace] ??= Object.create(null);
     namespaces[entry.namespace]![entry.name] = hostFunction(entry, readPolicy, availableText, settings);
+  }
+  // A reserved word also answers to `<name>_`: Python's keywords need it (`lab.class_`), and programs
+  // written when that was the only name keep working. Never over another tool's binding.
+  for (const entry of catalog) {
+    const functions = namespaces[entry.namespace]!;
+    const alias = `${entry.name}_`;
+    if (isReservedWord(entry.name) && functions[alias] === undefined) functions[alias] = functions[entry.name]!;
   }
   for (const functions of Object.values(namespaces)) Object.freeze(functions);
   return Object.freeze(namespaces);
@@ -96,7 +105,10 @@ function hostFunction(
       context.positional === undefined
         ? { input: given }
         : mapPositional(tool.inputSchema, binding, given, context.positional);
-    const input = 'input' in mapping ? dropRefusedNulls(tool.inputSchema, entry.checkInput, mapping.input) : given;
+    const input =
+      'input' in mapping
+        ? dropRefusedNulls(tool.inputSchema, entry.checkInput, noArgument(entry, mapping.input))
+        : given;
     const base = {
       time: new Date().toISOString(),
       runId: context.runId,
@@ -137,12 +149,12 @@ function hostFunction(
     } catch {
       return deny('policy-error', denialMessage({ binding, cause: 'policy-error' }));
     }
-    const verdict = evaluatePolicy(policy, tool.name, input, settings);
+    const verdict = evaluatePolicy(policy, tool.name, input, { ...settings, binding: entry });
     if (verdict.effect === 'deny') {
       const cause = verdict.rule === undefined ? 'default' : 'rule';
       return deny(cause, denialMessage({ binding, cause, verdict, available: availableText(policy) }), verdict);
     }
-    const problems = entry.checkInput(input);
+    const problems = tool.inputValidation === 'parse-input' ? undefined : entry.checkInput(input);
     if (problems !== undefined) return deny('validation', invalidInputMessage(binding, problems), verdict);
     let parsed: unknown = input;
     if (tool.parseInput !== undefined) {
@@ -184,6 +196,16 @@ function hostFunction(
     if (outputProblems !== undefined) throw new Error(invalidOutputMessage(binding, outputProblems));
     return output;
   };
+}
+
+/**
+ * A call with no argument arrives as `null`. For a tool whose input schema accepts `{}` (no required
+ * property) and refuses `null`, that is the empty object, before the policy and the schema see it:
+ * `tools.list_customers()` works as the declarations promise, on every provider.
+ */
+function noArgument(entry: CatalogEntry, input: JsonValue): JsonValue {
+  if (input !== null || entry.checkInput(null) === undefined) return input;
+  return entry.checkInput({}) === undefined ? {} : input;
 }
 
 function verdictFields(verdict: PolicyVerdict | undefined): Pick<PermissionDecision, 'effect' | 'rule'> {

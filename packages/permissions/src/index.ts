@@ -25,5 +25,12 @@ export {
 } from './policy-definition.js';
 export { evaluatePolicy, type MatchedRule, mayBeAllowed, type PolicyVerdict } from './policy-evaluate.js';
 export { loadPolicyFile, parsePolicy } from './policy-file.js';
+export type { PolicyNamingOptions } from './policy-tool-names.js';
 export type { JsonSchema, ParsedInput, Tool, ToolExecuteContext } from './tool.js';
-export { type ToolBindingName, type ToolBindingNameOptions, toolBindingName } from './tool-binding-name.js';
+export {
+  isReservedWord,
+  type ToolBindingName,
+  type ToolBindingNameOptions,
+  toolBindingName,
+  toolBindingNames,
+} from './tool-binding-name.js';

@@ -84,3 +84,17 @@ describe('unmatchedToolPatterns', () => {
     expect(unmatchedToolPatterns(policy, [])).toEqual([{ rule: 0, pattern: '*', setting: 'rules[0].tool' }]);
   });
 });
+
+describe('unmatchedToolPatterns with colliding names', () => {
+  it('counts a rule naming the suffixed binding of a renamed tool as matching it', () => {
+    const policy = createPolicy({
+      rules: [
+        { tool: 'lab.get_x_2', effect: 'allow' },
+        { tool: 'lab.get_x_3', effect: 'allow' },
+      ],
+    });
+    expect(unmatchedToolPatterns(policy, ['lab__get-x', 'lab__get_x']).map(({ pattern }) => pattern)).toEqual([
+      'lab.get_x_3',
+    ]);
+  });
+});

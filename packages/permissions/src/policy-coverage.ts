@@ -1,6 +1,6 @@
 import { compiledPolicy, type Policy } from './policy.js';
 import { policyToolNames } from './policy-tool-names.js';
-import type { ToolBindingNameOptions } from './tool-binding-name.js';
+import { type ToolBindingNameOptions, toolBindingNames } from './tool-binding-name.js';
 
 /** A tool-name pattern of a policy rule that names none of the tools it was checked against. */
 export interface UnmatchedToolPattern {
@@ -23,7 +23,12 @@ export function unmatchedToolPatterns(
   toolNames: readonly string[],
   options: ToolBindingNameOptions = {},
 ): UnmatchedToolPattern[] {
-  const names = toolNames.flatMap((toolName) => policyToolNames(toolName, options));
+  // The bindings the tools get together: a tool renamed for a collision (`get_x_2`) answers to that.
+  const bindings = toolBindingNames(toolNames, options);
+  const names = toolNames.flatMap((toolName) => {
+    const binding = bindings.get(toolName);
+    return policyToolNames(toolName, typeof binding === 'object' ? { ...options, binding } : options);
+  });
   const unmatched: UnmatchedToolPattern[] = [];
   for (const rule of compiledPolicy(policy).rules) {
     for (const { pattern, setting, test } of rule.patterns) {

@@ -1,8 +1,7 @@
 import type { JsonValue } from '@sluice/code-runtime';
 import { compiledPolicy, type Policy } from './policy.js';
 import type { PolicyEffect } from './policy-definition.js';
-import { policyToolNames } from './policy-tool-names.js';
-import type { ToolBindingNameOptions } from './tool-binding-name.js';
+import { type PolicyNamingOptions, policyToolNames } from './policy-tool-names.js';
 
 /** The rule that decided a call; absent from a verdict when the policy's default did. */
 export interface MatchedRule {
@@ -30,13 +29,14 @@ export interface PolicyVerdict {
  * hold for `input` gives the effect; when none does, the policy's default does. A pattern matches
  * the tool's own name (`everything__get-env`) or its binding, as the program writes it
  * (`everything.get_env`) or with `__` (`everything__get_env`); `options` are the naming options the
- * bindings were made with (`deriveBindings` passes its own).
+ * bindings were made with (`deriveBindings` passes its own), and `options.binding` the tool's binding
+ * when its list gave it a suffix (two tools mapping to one name; see `toolBindingNames`).
  */
 export function evaluatePolicy(
   policy: Policy,
   toolName: string,
   input: JsonValue,
-  options: ToolBindingNameOptions = {},
+  options: PolicyNamingOptions = {},
 ): PolicyVerdict {
   const { rules, defaultEffect, defaultReason } = compiledPolicy(policy);
   const names = policyToolNames(toolName, options);
@@ -70,7 +70,7 @@ export function evaluatePolicy(
  * rule without conditions, or the default, denies it before any `allow` or `ask` rule could match.
  * Rules match the tool's names as in {@link evaluatePolicy}.
  */
-export function mayBeAllowed(policy: Policy, toolName: string, options: ToolBindingNameOptions = {}): boolean {
+export function mayBeAllowed(policy: Policy, toolName: string, options: PolicyNamingOptions = {}): boolean {
   const { rules, defaultEffect } = compiledPolicy(policy);
   const names = policyToolNames(toolName, options);
   for (const rule of rules) {

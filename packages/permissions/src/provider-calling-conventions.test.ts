@@ -1,5 +1,6 @@
 import type { CodeRuntime, JsonValue } from '@sluice/code-runtime';
 import { createPythonCodeRuntime } from '@sluice/code-runtime-python';
+import { createQuickJsCodeRuntime } from '@sluice/code-runtime-quickjs';
 import { createWorkerThreadCodeRuntime } from '@sluice/code-runtime-worker-thread';
 import { afterAll, describe, expect, it } from 'vitest';
 import { deriveBindings } from './derive-bindings.js';
@@ -29,6 +30,15 @@ const tools: Tool[] = [
       return a + b;
     },
   },
+  {
+    name: 'list_customers',
+    description: 'Lists customers.',
+    inputSchema: { type: 'object', properties: { limit: { type: 'integer' } }, additionalProperties: false },
+    execute: (input) => {
+      received.push(input);
+      return ['ada', 'grace'];
+    },
+  },
 ];
 const bindings = deriveBindings(tools, { default: 'allow', rules: [] });
 
@@ -39,6 +49,16 @@ const providers: Array<[string, () => CodeRuntime, Record<string, string>]> = [
     {
       positional: "return [await tools.search('oslo'), await tools.add(5, 3), await search('bare')];",
       notGranted: 'try { await tools.nope(1); } catch (error) { return error.message; }',
+      noArgument: 'return [await tools.list_customers(), await list_customers()];',
+    },
+  ],
+  [
+    'quickjs',
+    () => createQuickJsCodeRuntime({}),
+    {
+      positional: "return [await tools.search('oslo'), await tools.add(5, 3), await search('bare')];",
+      notGranted: 'try { await tools.nope(1); } catch (error) { return error.message; }',
+      noArgument: 'return [await tools.list_customers(), await list_customers()];',
     },
   ],
   [
@@ -48,6 +68,7 @@ const providers: Array<[string, () => CodeRuntime, Record<string, string>]> = [
       positional:
         'return [await tools.search("oslo"), await tools.add(5, 3), await search("bare"), await tools.search("k", limit=2)]',
       notGranted: 'try:\n    await tools.nope(1)\nexcept AttributeError as error:\n    return str(error)',
+      noArgument: 'return [await tools.list_customers(), await list_customers()]',
     },
   ],
 ];
@@ -67,8 +88,21 @@ describe.each(providers)('positional calls of derived bindings with the %s provi
 
   it('refuses a name that is not granted, saying what is available', async () => {
     const result = await runtime.run({ program: programs.notGranted!, bindings });
-    expect(result.ok && result.value).toMatch(/nope.*(tools\.)?add, (tools\.)?search/);
+    expect(result.ok && result.value).toMatch(/nope.*(tools\.)?add, (tools\.)?list_customers, (tools\.)?search/);
     // TypeScript sends the call to the host, which refuses and records it; Python refuses it in the program.
     if (runtime.language === 'typescript') expect(result.calls).toMatchObject([{ name: 'nope', ok: false }]);
+  });
+
+  it('calls a tool whose input has no required property with no argument, as {}', async () => {
+    received.length = 0;
+    const result = await runtime.run({ program: programs.noArgument!, bindings });
+    expect(result).toMatchObject({
+      ok: true,
+      value: [
+        ['ada', 'grace'],
+        ['ada', 'grace'],
+      ],
+    });
+    expect(received).toEqual([{}, {}]);
   });
 });

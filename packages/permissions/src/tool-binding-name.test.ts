@@ -1,6 +1,6 @@
 import { InvalidRequestError } from '@sluice/code-runtime';
 import { describe, expect, it } from 'vitest';
-import { toolBindingName } from './tool-binding-name.js';
+import { toolBindingName, toolBindingNames } from './tool-binding-name.js';
 
 describe('toolBindingName', () => {
   it('puts a name without a prefix into the default namespace', () => {
@@ -47,10 +47,10 @@ describe('toolBindingName', () => {
     expect(toolBindingName('db:query--raw')).toEqual({ namespace: 'tools', name: 'db_query_raw' });
   });
 
-  it('prefixes a leading digit and suffixes reserved words of either language', () => {
+  it('prefixes a leading digit, keeps a reserved word as a function name and suffixes it as a namespace', () => {
     expect(toolBindingName('3d-render')).toEqual({ namespace: 'tools', name: '_3d_render' });
-    expect(toolBindingName('fs.delete')).toEqual({ namespace: 'fs', name: 'delete_' });
-    expect(toolBindingName('lambda')).toEqual({ namespace: 'tools', name: 'lambda_' });
+    expect(toolBindingName('fs.delete')).toEqual({ namespace: 'fs', name: 'delete' });
+    expect(toolBindingName('lambda')).toEqual({ namespace: 'tools', name: 'lambda' });
     expect(toolBindingName('import.run')).toEqual({ namespace: 'import_', name: 'run' });
   });
 
@@ -72,3 +72,17 @@ function thrownBy(action: () => unknown): unknown {
   }
   throw new Error('expected a throw');
 }
+
+describe('toolBindingNames', () => {
+  it('gives colliding tools distinct bindings by a rule that does not depend on their order', () => {
+    const names = ['lab__get-x', 'lab__get_x', 'lab__get.x', 'lab__get_x_2', 'other__get-x'];
+    const forward = toolBindingNames(names);
+    expect(Object.fromEntries(toolBindingNames([...names].reverse()))).toEqual(Object.fromEntries(forward));
+    expect(forward.get('lab__get_x')).toEqual({ namespace: 'lab', name: 'get_x' });
+    expect(forward.get('lab__get_x_2')).toEqual({ namespace: 'lab', name: 'get_x_2' });
+    // In code-point order of tool names ("-" before "."), skipping the taken get_x_2.
+    expect(forward.get('lab__get-x')).toEqual({ namespace: 'lab', name: 'get_x_3', shared: 'lab.get_x' });
+    expect(forward.get('lab__get.x')).toEqual({ namespace: 'lab', name: 'get_x_4', shared: 'lab.get_x' });
+    expect(forward.get('other__get-x')).toEqual({ namespace: 'other', name: 'get_x' });
+  });
+});

@@ -1,7 +1,7 @@
 import { foreignText, InvalidRequestError } from '@sluice/code-runtime';
 import { compileSchema, type SchemaCheck } from './schema-validator.js';
 import type { Tool } from './tool.js';
-import { mapToolName, type ToolBindingNameOptions } from './tool-binding-name.js';
+import { type ToolBindingName, type ToolBindingNameOptions, toolBindingNames } from './tool-binding-name.js';
 
 /** @internal A checked tool with its binding name and compiled schemas. */
 export interface CatalogEntry {
@@ -10,19 +10,22 @@ export interface CatalogEntry {
   readonly name: string;
   /** `namespace.name`, as the program writes it. */
   readonly binding: string;
+  /** Set when another tool maps to the same binding and this one took a suffix: the binding it would have had. */
+  readonly shared?: string;
   readonly checkInput: SchemaCheck;
   readonly checkOutput?: SchemaCheck;
 }
 
 /**
- * @internal Checks the tools, maps their names and compiles their schemas once. Throws
+ * @internal Checks the tools, maps their names and compiles their schemas once. Two tools that map
+ * to the same binding both stay, the second with a suffix (see `toolBindingNames`). Throws
  * {@link InvalidRequestError} naming the tool (`tools[2].inputSchema`) for a malformed tool, a
- * duplicate name, a name that cannot be mapped, or two tools mapped to the same binding.
+ * duplicate name, or a name that cannot be mapped.
  */
 export function buildCatalog(tools: readonly Tool[], options: ToolBindingNameOptions): CatalogEntry[] {
   if (!Array.isArray(tools)) fail('tools', 'tools must be an array of tools');
   const byName = new Map<string, number>();
-  const byBinding = new Map<string, string>();
+  let bindings: Map<string, ToolBindingName | string> | undefined;
   return tools.map((tool: Tool, index) => {
     const at = `tools[${index}]`;
     if (typeof tool !== 'object' || tool === null) fail(at, `${at} must be a tool object`);
@@ -36,21 +39,35 @@ export function buildCatalog(tools: readonly Tool[], options: ToolBindingNameOpt
     if (tool.parseInput !== undefined && typeof tool.parseInput !== 'function') {
       fail(`${at}.parseInput`, `${label}: parseInput must be a function when given`);
     }
-    const mapped = mapToolName(tool.name, options);
+    if (
+      tool.inputValidation !== undefined &&
+      tool.inputValidation !== 'schema' &&
+      tool.inputValidation !== 'parse-input'
+    ) {
+      fail(`${at}.inputValidation`, `${label}: inputValidation must be 'schema' or 'parse-input'`);
+    }
+    // Named once every tool is known to be well formed: a name's binding depends on the others'.
+    bindings ??= toolBindingNames(
+      tools.map((each) =>
+        typeof each === 'object' && each !== null && typeof each.name === 'string' ? each.name : '',
+      ),
+      options,
+    );
+    const mapped = bindings.get(tool.name)!;
     if (typeof mapped === 'string') fail(`${at}.name`, `${label} ${mapped}`);
     const binding = `${mapped.namespace}.${mapped.name}`;
-    const clash = byBinding.get(binding);
-    if (clash !== undefined) {
-      fail(
-        `${at}.name`,
-        `Tools ${JSON.stringify(clash)} and ${JSON.stringify(tool.name)} both map to ${binding}; rename one`,
-      );
-    }
-    byBinding.set(binding, tool.name);
     const checkInput = schema(tool.inputSchema, `${at}.inputSchema`, label);
     const checkOutput =
       tool.outputSchema === undefined ? undefined : schema(tool.outputSchema, `${at}.outputSchema`, label);
-    return { tool, ...mapped, binding, checkInput, ...(checkOutput === undefined ? {} : { checkOutput }) };
+    return {
+      tool,
+      namespace: mapped.namespace,
+      name: mapped.name,
+      binding,
+      ...(mapped.shared === undefined ? {} : { shared: mapped.shared }),
+      checkInput,
+      ...(checkOutput === undefined ? {} : { checkOutput }),
+    };
   });
 }
 

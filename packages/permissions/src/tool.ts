@@ -33,7 +33,16 @@ export interface Tool {
   /** When present, a JSON Schema every result must satisfy; a result that does not is an error in the program. */
   readonly outputSchema?: JsonSchema;
   /**
-   * When present, the tool's own parse of an input that passed `inputSchema`: refinements, defaults
+   * Who decides whether an input is valid. `'schema'` (default): it must satisfy `inputSchema`, then
+   * `parseInput` when present. `'parse-input'`: `inputSchema` only describes the input (for the
+   * declarations, positional calls and left-out `null`s) and `parseInput` alone decides; without
+   * `parseInput` every input is taken as given. For adapters whose framework does it that way: the AI
+   * SDK validates with the tool's own schema only, so a zod object strips a key its JSON Schema forbids.
+   */
+  readonly inputValidation?: 'schema' | 'parse-input';
+  /**
+   * When present, the tool's own parse of an input that passed `inputSchema` (or of any input, with
+   * `inputValidation: 'parse-input'`): refinements, defaults
    * and transforms the JSON Schema cannot express (a zod schema's, say). Runs after the policy
    * allowed the call and before approval is asked or the decision is logged, so an input it refuses
    * is a `validation` denial. `execute` then gets `value`, which need not be JSON. Must not throw;

@@ -1,5 +1,6 @@
 // An upstream MCP server for the end-to-end tests: a few tools with schemas, over stdio.
 // LAB_MODE=exit-at-start exits before answering anything; LAB_MODE=hang-at-start never answers.
+// LAB_NAMES=1 adds tools whose names are hard to bind: `get-time` and `get_time` (one binding), and `delete`.
 import { appendFileSync } from 'node:fs';
 
 const mode = process.env.LAB_MODE ?? 'normal';
@@ -66,6 +67,11 @@ if (mode === 'hang-at-start') {
     },
   ];
 
+  if (process.env.LAB_NAMES === '1') {
+    for (const name of ['get-time', 'get_time', 'delete']) {
+      tools.push({ name, description: `The ${name} tool.`, inputSchema: { type: 'object', properties: {} } });
+    }
+  }
   const server = new Server({ name: 'lab', version: '1.0.0' }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
@@ -99,6 +105,10 @@ if (mode === 'hang-at-start') {
         process.stderr.write('lab: crashing on purpose\n');
         setTimeout(() => process.exit(3), 10);
         return await new Promise(() => {});
+      case 'get-time':
+      case 'get_time':
+      case 'delete':
+        return text(`called ${name}`);
       default:
         return { content: [{ type: 'text', text: `no tool ${name}` }], isError: true };
     }

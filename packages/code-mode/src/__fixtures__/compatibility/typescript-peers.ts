@@ -347,7 +347,6 @@ async (): Promise<Forecast[]> => {
     logs: [],
     // The ledger names a call by its binding: `list-keys` is bound as `list_keys`, `delete` as `delete_` for now.
     calls: ['kv.list_keys', expect.stringMatching(/^kv\.delete_?$/), expect.stringMatching(/^kv\.delete_?$/)],
-    gap: "the flat `<server>_<tool>` spelling misses a tool whose binding was renamed: `codemode.kv_list_keys` finds `kv.list_keys`, but `codemode.kv_delete` ends the run with `Error: codemode.kv_delete is not available to this program. Available: …, kv.delete_, kv.list_keys, …` (it finds only `kv_delete_`)",
   },
   {
     style: "Cloudflare code mode: a tool named delete called as delete_, the name Cloudflare's sanitizer gives it",

@@ -8,6 +8,7 @@ import {
   type AiSdkRunCodeToolOptions,
   aiSdkOutput,
   buildAiSdkRunCode,
+  modelOutput,
 } from './ai-sdk-run-code-tool.js';
 import { createSearchToolsTool } from './ai-sdk-search-tools.js';
 
@@ -87,7 +88,7 @@ export async function createAiSdkDurableCodeMode(
         return notResumed(error);
       }
     },
-    toModelOutput: ({ output }) => ({ type: 'text', value: output.text }),
+    toModelOutput: ({ output }) => modelOutput(output),
   });
   return {
     tools: { run_code: definition, search_tools: createSearchToolsTool(runCode), resume_run: resumeRun },

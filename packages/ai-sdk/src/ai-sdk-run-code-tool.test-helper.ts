@@ -159,6 +159,33 @@ export function describeAiSdkRunCodeTool(sdk: AiSdkUnderTest): void {
       expect(secondPrompt).not.toContain('"calls"');
     });
 
+    it('sends an image in the value to the model as file content after the text, as MCP sends it', async () => {
+      // A 1×1 PNG, as a chart tool or a Python program's figure returns it.
+      const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+      const { output, scripted } = await runProgram(
+        {
+          chart: ai.tool({
+            description: 'Draws a chart.',
+            inputSchema: z.object({}),
+            execute: async () => ({ type: 'image', mimeType: 'image/png', data: png }),
+          }),
+        },
+        `const image = await tools.chart({});
+         return { title: 'Sales', image };`,
+      );
+      expect(output.ok).toBe(true);
+      expect(output.images).toEqual([{ data: png, mediaType: 'image/png' }]);
+      expect(output.text).toContain('(image 1: image/png');
+      expect(output.text).not.toContain(png);
+      const toolMessage = (scripted.prompts()[1] as { role: string; content: unknown[] }[]).find(
+        (message) => message.role === 'tool',
+      );
+      const result = toolMessage?.content[0] as { output: { type: string; value: unknown[] } };
+      expect(result.output.type).toBe('content');
+      expect(result.output.value[0]).toMatchObject({ type: 'text', text: output.text });
+      expect(JSON.stringify(result.output.value.slice(1))).toContain(png);
+    });
+
     it('returns the value, logs and host calls next to the text', async () => {
       const { output } = await runProgram(
         weatherTools([]),

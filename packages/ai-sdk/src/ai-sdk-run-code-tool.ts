@@ -82,6 +82,13 @@ export interface AiSdkRunCodeOutput {
   readonly calls: readonly HostCallRecord[];
   /** The run's id, as in its events and the audit log; absent when it did not run. */
   readonly runId?: string;
+  /**
+   * Images found in the returned value (a chart a Python program drew, a screenshot a tool gave),
+   * base64 with their media type, at most code mode's per-result limits: the model gets them as
+   * file content after `text`, where `text` and `value` say `(image 1: image/png, …, sent with this
+   * result)`. Absent when there are none.
+   */
+  readonly images?: readonly { readonly data: string; readonly mediaType: string }[];
   /** What the run consumed; absent when it did not run. */
   readonly usage?: CodeRunUsage;
   /**
@@ -127,7 +134,7 @@ export type AiSdkCodeModeTools = {
 
 /** The AI SDK output of a rendered outcome: `run_code`'s, and `resume_run`'s. */
 export function aiSdkOutput(outcome: RunCodeOutcome): AiSdkRunCodeOutput {
-  const output = structuredOutput(outcome.rendered.text, outcome.result);
+  const output = withImages(structuredOutput(outcome.rendered.text, outcome.result), outcome);
   const durable = outcome.durable;
   if (durable === undefined) return output;
   // The model needs the run's id to ask for it to go on; never the pause token.
@@ -155,7 +162,8 @@ export async function buildAiSdkRunCode(
       : { declarationsTokenBudget: options.declarationsTokenBudget }),
     ...(options.namespaces === undefined ? {} : { namespaces: options.namespaces }),
     ...(options.loadedTools === undefined ? {} : { loadedTools: options.loadedTools }),
-    ...(options.result === undefined ? {} : { result: options.result }),
+    // Images in a value go to the model as file content (toModelOutput below), as MCP sends them.
+    result: { attachImages: true, ...options.result },
     ...(options.durable === undefined ? {} : { durable: options.durable }),
   });
   const definition = tool<RunCodeInput, AiSdkRunCodeOutput>({
@@ -178,7 +186,7 @@ export async function buildAiSdkRunCode(
         for (const runId of seen) runs.delete(runId);
       }
     },
-    toModelOutput: ({ output }) => ({ type: 'text', value: output.text }),
+    toModelOutput: ({ output }) => modelOutput(output),
   });
   // The AI SDK reads a tool's description at every step: a tool loaded by one step's program is declared in the next.
   Object.defineProperty(definition, 'description', {
@@ -187,6 +195,32 @@ export async function buildAiSdkRunCode(
     configurable: true,
   });
   return { definition, runCode };
+}
+
+/**
+ * What the model reads of an output: its text, and the images after it as `file-data` content
+ * (base64 and a media type: the part both AI SDK 6 and 7 accept).
+ */
+export function modelOutput(output: AiSdkRunCodeOutput):
+  | { type: 'text'; value: string }
+  | {
+      type: 'content';
+      value: Array<{ type: 'text'; text: string } | { type: 'file-data'; data: string; mediaType: string }>;
+    } {
+  if (output.images === undefined || output.images.length === 0) return { type: 'text', value: output.text };
+  return {
+    type: 'content',
+    value: [
+      { type: 'text', text: output.text },
+      ...output.images.map((image) => ({ type: 'file-data' as const, data: image.data, mediaType: image.mediaType })),
+    ],
+  };
+}
+
+function withImages(output: AiSdkRunCodeOutput, outcome: RunCodeOutcome): AiSdkRunCodeOutput {
+  const images = outcome.images ?? [];
+  if (images.length === 0) return output;
+  return { ...output, images: images.map((image) => ({ data: image.data, mediaType: image.mimeType })) };
 }
 
 function structuredOutput(text: string, result: CodeRunResult | undefined): AiSdkRunCodeOutput {

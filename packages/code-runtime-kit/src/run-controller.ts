@@ -15,6 +15,7 @@ import {
   jsonDepthLimit,
   type LogLevel,
   measureJson,
+  toJsonValue,
   wellFormedText,
 } from '@sluice/code-runtime';
 import { FifoQueue } from './fifo-queue.js';
@@ -299,19 +300,29 @@ export class RunController {
     );
   }
 
+  /**
+   * A program's value, as its provider sent it: already JSON, or a provider's stand-in for a value
+   * it refused (the violation rebuilt on the host), which the boundary's table (`toJsonValue`) and
+   * `measureJson` then name in the contract's words.
+   */
   #checkValue(value: unknown): { outcome: RunOutcome; bytes: number } {
-    const measure = measureJson(value, { depthLimit: jsonDepthLimit });
+    const limitBytes = this.options.limits.valueBytes;
+    const converted = toJsonValue(value, { limitBytes, depthLimit: jsonDepthLimit });
+    const measure: JsonMeasure = !converted.ok
+      ? 'violation' in converted
+        ? { ok: false, violation: converted.violation }
+        : { ok: true, bytes: converted.atLeastBytes }
+      : measureJson(converted.value, { depthLimit: jsonDepthLimit });
     if (!measure.ok) {
       const message = `The program returned a value that is not JSON: ${describeJsonViolation(measure.violation)}. Return plain objects, arrays, strings, finite numbers, booleans and null.`;
       return { outcome: { ok: false, failure: { kind: 'invalid-output', message } }, bytes: 0 };
     }
     const { bytes } = measure;
-    const limitBytes = this.options.limits.valueBytes;
     if (bytes > limitBytes) {
       const message = `The returned value is ${bytes} bytes of JSON; the limit is ${limitBytes} bytes. Return less: filter, summarise or page the data.`;
       return { outcome: { ok: false, failure: { kind: 'output-limit', limitBytes, message } }, bytes: 0 };
     }
-    return { outcome: { ok: true, value }, bytes };
+    return { outcome: { ok: true, value: converted.ok ? converted.value : value }, bytes };
   }
 
   #notGranted(namespace: string, name: string): string {
@@ -332,8 +343,24 @@ export class RunController {
     return undefined;
   }
 
+  /**
+   * A host function's result as the program receives it: converted by the boundary's table
+   * (`toJsonValue`: a `Map` an object, a `Set` or generator an array, a `Date` its ISO string, an
+   * `Error` `{ error }`), then checked for JSON and size. Never throws, whatever the value does.
+   */
   #checkResult(namespace: string, name: string, value: unknown): HostReply {
-    const result = value === undefined ? null : value;
+    const limitBytes = this.options.limits.hostCallBytes;
+    const converted = toJsonValue(value === undefined ? null : value, { limitBytes, depthLimit: jsonDepthLimit });
+    if (!converted.ok) {
+      return {
+        ok: false,
+        error:
+          'violation' in converted
+            ? `${namespace}.${name} returned a value that is not JSON: ${describeJsonViolation(converted.violation)}.`
+            : `${namespace}.${name} returned more than ${limitBytes} bytes of JSON (reading stopped there); the limit is ${limitBytes} bytes per call. Ask for less.`,
+      };
+    }
+    const result = converted.value;
     const measure = measureJson(result, { depthLimit: jsonDepthLimit });
     if (!measure.ok) {
       return {

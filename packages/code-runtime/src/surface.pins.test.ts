@@ -63,6 +63,7 @@ describe('index exports', () => {
       'normalizeBindings',
       'pythonReservedWords',
       'specificationVersion',
+      'toJsonValue',
       'truncateUtf8',
       'utf8ByteLength',
       'validateBindingName',

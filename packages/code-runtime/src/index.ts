@@ -58,7 +58,13 @@ export { InvalidSettingsError, type InvalidSettingsErrorOptions } from './errors
 export { RuntimeDisposedError } from './errors/runtime-disposed-error.js';
 export { SluiceError, type SluiceErrorOptions } from './errors/sluice-error.js';
 export { type ForeignTextOptions, foreignErrorMessage, foreignText } from './foreign-text.js';
-export { type ToJsonValueOptions, type ToJsonValueResult, toJsonValue } from './json-convert.js';
+export {
+  type ConversionProblem,
+  conversionProblem,
+  type ToJsonValueOptions,
+  type ToJsonValueResult,
+  toJsonValue,
+} from './json-convert.js';
 export {
   type JsonMeasure,
   jsonDepthLimit,

@@ -1,4 +1,4 @@
-import { jsonDepthLimit, jsonPathOf } from './json-measure.js';
+import { invalidDateProblem, jsonDepthLimit, jsonPathOf } from './json-measure.js';
 import type { JsonViolation } from './lossless-json.js';
 
 /** Options of {@link toJsonValue}. */
@@ -192,7 +192,7 @@ function callToJson(
   try {
     result = Reflect.apply(toJson, value, [`${key}`]);
   } catch (error) {
-    refuse(state, `an object whose toJSON method threw ${thrownText(error)}`);
+    refuse(state, conversionProblem({ kind: 'to-json-threw', error: thrownText(error) }));
   }
   // As JSON.stringify: the result is written as it is, its members converted, its own toJSON not called again.
   if (typeof result !== 'object' || result === null || result === value) return result;
@@ -210,16 +210,9 @@ function convertMap(map: Map<unknown, unknown>, state: State, depth: number): ob
     let name: string;
     if (typeof entryKey === 'string') name = entryKey;
     else if (typeof entryKey === 'number' && Number.isFinite(entryKey)) name = `${entryKey}`;
-    else
-      refuse(
-        state,
-        `a Map with ${describeKey(entryKey)} as a key (only string and finite number keys become JSON object keys)`,
-      );
+    else refuse(state, conversionProblem({ kind: 'map-key', key: keyType(entryKey) }));
     if (Object.hasOwn(kinds, name)) {
-      refuse(
-        state,
-        `a Map with two keys that are both ${JSON.stringify(name)} as JSON (${kinds[name]} and ${typeof entryKey})`,
-      );
+      refuse(state, conversionProblem({ kind: 'map-same-key', first: kinds[name]!, second: typeof entryKey, text: name }));
     }
     kinds[name] = typeof entryKey;
     state.keys.push(name);
@@ -279,7 +272,7 @@ function readIterator(value: object, iterate: (this: unknown) => unknown, state:
     } catch (error) {
       if (error instanceof Stop) throw error;
       finished = true;
-      refuse(state, `an iterator that threw ${thrownText(error)} while it was read`);
+      refuse(state, conversionProblem({ kind: 'iterator-threw', error: thrownText(error) }));
     }
   } finally {
     if (!finished) closeIterator(iterator);
@@ -319,11 +312,53 @@ function thrownText(error: unknown): string {
   }
 }
 
-function describeKey(key: unknown): string {
+/** A Map key's type as {@link ConversionProblem} names it: `typeof`, `null`, or a non-finite number's text. */
+function keyType(key: unknown): string {
   if (key === null) return 'null';
-  if (typeof key === 'number') return `the number ${key}`;
-  if (typeof key === 'object') return 'an object';
-  return `${/^[aeiou]/.test(typeof key) ? 'an' : 'a'} ${typeof key}`;
+  return typeof key === 'number' ? `${key}` : typeof key;
+}
+
+/**
+ * Why the boundary's table could not convert a value, as a provider's guest finds it: `map-key`, a
+ * Map key that is neither a string nor a finite number (`key`: its `typeof`, `null`, or `NaN`,
+ * `Infinity`, `-Infinity`); `map-same-key`, two keys of a Map with the same text (their types
+ * and the text); `iterator-threw` and `to-json-threw`, what reading an iterator or a `toJSON` threw
+ * (`Name: message`, a thrown string, or the thrown value's `typeof`); `invalid-date`, a `Date`
+ * whose time is NaN.
+ */
+export type ConversionProblem =
+  | { readonly kind: 'map-key'; readonly key: string }
+  | { readonly kind: 'map-same-key'; readonly first: string; readonly second: string; readonly text: string }
+  | { readonly kind: 'iterator-threw' | 'to-json-threw'; readonly error: string }
+  | { readonly kind: 'invalid-date' };
+
+/**
+ * The words for a {@link ConversionProblem}, as a {@link JsonViolation}'s `problem`: what
+ * {@link toJsonValue} says, so a provider that converts inside its guest reports the same text.
+ *
+ * @example conversionProblem({ kind: 'map-key', key: 'object' }) // 'a Map with an object as a key (only string and finite number keys become JSON object keys)'
+ */
+export function conversionProblem(problem: ConversionProblem): string {
+  switch (problem.kind) {
+    case 'map-key': {
+      const { key } = problem;
+      const shown =
+        key === 'null'
+          ? 'null'
+          : /^-?(?:NaN|Infinity)$/.test(key)
+            ? `the number ${key}`
+            : `${/^[aeiou]/.test(key) ? 'an' : 'a'} ${key}`;
+      return `a Map with ${shown} as a key (only string and finite number keys become JSON object keys)`;
+    }
+    case 'map-same-key':
+      return `a Map with two keys that are both ${JSON.stringify(problem.text)} as JSON (${problem.first} and ${problem.second})`;
+    case 'iterator-threw':
+      return `an iterator that threw ${problem.error} while it was read`;
+    case 'to-json-threw':
+      return `an object whose toJSON method threw ${problem.error}`;
+    case 'invalid-date':
+      return invalidDateProblem;
+  }
 }
 
 /** A data property along the prototype chain, never running a getter (an accessor counts as absent). */

@@ -47,6 +47,7 @@ describe('index exports', () => {
       'SluiceError',
       'awaitResult',
       'bindingNameProblem',
+      'conversionProblem',
       'cutUtf8',
       'describeJsonViolation',
       'failureKinds',

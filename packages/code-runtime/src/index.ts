@@ -59,7 +59,9 @@ export { RuntimeDisposedError } from './errors/runtime-disposed-error.js';
 export { SluiceError, type SluiceErrorOptions } from './errors/sluice-error.js';
 export { type ForeignTextOptions, foreignErrorMessage, foreignText } from './foreign-text.js';
 export {
+  type CheckedJsonValue,
   type ConversionProblem,
+  checkJsonValue,
   conversionProblem,
   type ToJsonValueOptions,
   type ToJsonValueResult,

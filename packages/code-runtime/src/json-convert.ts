@@ -1,4 +1,5 @@
-import { invalidDateProblem, jsonDepthLimit, jsonPathOf } from './json-measure.js';
+import { invalidDateProblem, jsonDepthLimit, jsonPathOf, measureJson } from './json-measure.js';
+import type { JsonValue } from './json-value.js';
 import type { JsonViolation } from './lossless-json.js';
 
 /** Options of {@link toJsonValue}. */
@@ -66,6 +67,33 @@ export function toJsonValue(value: unknown, options: ToJsonValueOptions = {}): T
     // Only a bug of this module reaches here (a stack overflow past the depth limit, say): leave the value to measureJson.
     return { ok: true, value };
   }
+}
+
+/** What {@link checkJsonValue} found. */
+export type CheckedJsonValue =
+  | { readonly ok: true; readonly value: JsonValue; readonly bytes: number }
+  | { readonly ok: false; readonly violation: JsonViolation }
+  /** Over `limitBytes`: `bytes` exactly when `exact`, else at least that (reading stopped there). */
+  | { readonly ok: false; readonly violation?: undefined; readonly bytes: number; readonly exact: boolean };
+
+/**
+ * A value crossing to the other side, as the host checks it: converted by {@link toJsonValue},
+ * then measured by {@link measureJson} (`depthLimit` default {@link jsonDepthLimit}). Answers the
+ * lossless JSON value with its exact UTF-8 size, the first violation, or that it is over
+ * `limitBytes`. Never throws.
+ */
+export function checkJsonValue(value: unknown, options: ToJsonValueOptions = {}): CheckedJsonValue {
+  const depthLimit = options.depthLimit ?? jsonDepthLimit;
+  const converted = toJsonValue(value, { ...options, depthLimit });
+  if (!converted.ok) {
+    return 'violation' in converted ? converted : { ok: false, bytes: converted.atLeastBytes, exact: false };
+  }
+  const measure = measureJson(converted.value, { depthLimit });
+  if (!measure.ok) return measure;
+  if (measure.bytes > (options.limitBytes ?? Number.POSITIVE_INFINITY)) {
+    return { ok: false, bytes: measure.bytes, exact: true };
+  }
+  return { ok: true, value: converted.value as JsonValue, bytes: measure.bytes };
 }
 
 interface State {
@@ -212,7 +240,10 @@ function convertMap(map: Map<unknown, unknown>, state: State, depth: number): ob
     else if (typeof entryKey === 'number' && Number.isFinite(entryKey)) name = `${entryKey}`;
     else refuse(state, conversionProblem({ kind: 'map-key', key: keyType(entryKey) }));
     if (Object.hasOwn(kinds, name)) {
-      refuse(state, conversionProblem({ kind: 'map-same-key', first: kinds[name]!, second: typeof entryKey, text: name }));
+      refuse(
+        state,
+        conversionProblem({ kind: 'map-same-key', first: kinds[name]!, second: typeof entryKey, text: name }),
+      );
     }
     kinds[name] = typeof entryKey;
     state.keys.push(name);

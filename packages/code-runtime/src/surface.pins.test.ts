@@ -47,6 +47,7 @@ describe('index exports', () => {
       'SluiceError',
       'awaitResult',
       'bindingNameProblem',
+      'checkJsonValue',
       'conversionProblem',
       'cutUtf8',
       'describeJsonViolation',

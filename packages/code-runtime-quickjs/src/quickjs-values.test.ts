@@ -228,7 +228,12 @@ return { bare, deep: JSON.stringify(await tools.echo(deep)).length, twice: await
   });
 
   it('stops an endless generator and a Map of 100,000 entries at the budget', async () => {
-    const small = createQuickJsCodeRuntime({ poolSize: 1, valueBytes: 10_000, hostCallBytes: 10_000 });
+    const small = createQuickJsCodeRuntime({
+      poolSize: 1,
+      valueBytes: 10_000,
+      hostCallBytes: 10_000,
+      wallTimeMs: 60_000,
+    });
     try {
       const endless = 'function* endless() { for (let n = 0; ; n += 1) yield { n }; }';
       const returned = await small.run({ program: `${endless}\nreturn { items: endless() };` });
@@ -236,7 +241,6 @@ return { bare, deep: JSON.stringify(await tools.echo(deep)).length, twice: await
       // 100,000 entries: QuickJS's default memory limit does not hold a million (the worker-thread test has one).
       const big = await small.run({
         program: 'const big = new Map(); for (let n = 0; n < 100_000; n += 1) big.set("k" + n, n);\nreturn { big };',
-        wallTimeMs: 60_000,
       });
       expect(!big.ok && big.failure.kind).toBe('output-limit');
       const sent = await small.run({

@@ -28,6 +28,35 @@ describe('convertAiSdkTools', () => {
     await vi.waitFor(() => expect(stopped).toBe(true));
   });
 
+  it('gives a Map, Set, generator, Date and Error in a result by the boundary table, not as {}', async () => {
+    const report = tool({
+      description: 'A report in JavaScript shapes.',
+      inputSchema: z.object({}),
+      execute: () => {
+        function* pages() {
+          yield 1;
+          yield 2;
+        }
+        return {
+          counts: new Map([['bug', 2]]),
+          tags: new Set(['b', 'a']),
+          pages: pages(),
+          at: new Date(Date.UTC(2026, 0, 2)),
+          failure: new TypeError('quota exceeded'),
+        };
+      },
+    });
+    const { tools } = await convertAiSdkTools({ report }, () => undefined);
+    const signal = new AbortController().signal;
+    expect(await tools[0]!.execute({}, { signal, runId: 'r', callId: 'c1' })).toEqual({
+      counts: { bug: 2 },
+      tags: ['a', 'b'],
+      pages: [1, 2],
+      at: '2026-01-02T00:00:00.000Z',
+      failure: { error: 'TypeError: quota exceeded' },
+    });
+  });
+
   it("gives a finite stream's last value", async () => {
     const steps = tool({
       description: 'Three steps.',

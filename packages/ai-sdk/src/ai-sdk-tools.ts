@@ -1,4 +1,4 @@
-import type { JsonValue } from '@sluice/code-runtime';
+import { describeJsonViolation, type JsonValue, toJsonValue } from '@sluice/code-runtime';
 import type { JsonSchema, Tool } from '@sluice/permissions';
 import type { ToolExecutionOptions, ToolSet } from 'ai';
 import { parseWithSchema, resolveSchema } from './ai-sdk-schema.js';
@@ -112,7 +112,24 @@ async function lastValue(output: unknown, signal: AbortSignal): Promise<unknown>
   }
 }
 
+/** How far an iterator in a tool's result is read (UTF-16 units): the run's per-call budget then applies. */
+const resultReadLimit = 8 * 1024 * 1024;
+
+/**
+ * The tool's result as JSON: first by the boundary's table (`toJsonValue`: a `Map` an object, a
+ * `Set` or generator an array, an `Error` `{ error }`, a `Date` its ISO string), then as the AI
+ * SDK sends it (`JSON.stringify`: a class instance as its own enumerable properties). Throws for what
+ * the table refuses (a Map key that is an object, an iterator that throws, more than 8 MiB read).
+ */
 function asJson(value: unknown): JsonValue {
-  const text = JSON.stringify(value);
+  const converted = toJsonValue(value, { limitBytes: resultReadLimit });
+  if (!converted.ok) {
+    throw new Error(
+      'violation' in converted
+        ? `The tool returned a value that is not JSON: ${describeJsonViolation(converted.violation)}.`
+        : `The tool returned more than ${resultReadLimit} bytes of JSON; an iterator in its result is read only that far.`,
+    );
+  }
+  const text = JSON.stringify(converted.value);
   return text === undefined ? null : (JSON.parse(text) as JsonValue);
 }

@@ -80,10 +80,21 @@ describe('the run_code description, TypeScript', () => {
   );
 
   it(
-    'hands values back as JSON.stringify writes them',
+    'hands values back as JSON, with Maps, Sets, generators and Errors converted',
     async () => {
-      const code = 'return { at: new Date(0), missing: undefined, kept: 1 };';
-      expect(await returned('typescript', code)).toEqual({ at: '1970-01-01T00:00:00.000Z', kept: 1 });
+      const code = [
+        'function* squares() { for (let n = 0; n < 3; n += 1) yield n * n; }',
+        "const [settled] = await Promise.allSettled([Promise.reject(new TypeError('bad'))]);",
+        "return { at: new Date(0), missing: undefined, kept: 1, byKey: new Map([['a', 1]]), tags: new Set(['b', 'a']), squares: squares(), error: (settled as PromiseRejectedResult).reason };",
+      ].join('\n');
+      expect(await returned('typescript', code)).toEqual({
+        at: '1970-01-01T00:00:00.000Z',
+        kept: 1,
+        byKey: { a: 1 },
+        tags: ['a', 'b'],
+        squares: [0, 1, 4],
+        error: { error: 'TypeError: bad' },
+      });
     },
     startup,
   );

@@ -23,7 +23,7 @@ const guides: Record<
     intro: 'Run a TypeScript program that calls the tools declared below as async functions',
     rules: (example) => [
       'The program is the body of an async function: `await` works at the top level; `return` the result, or end with an expression, whose value is the result. A lone async arrow or function (`async () => { … }`) is called for you; `export default` and a markdown fence are fine.',
-      'Arguments and the result are JSON as `JSON.stringify` writes it: `undefined` properties are left out, a `Date` becomes its ISO string. `NaN`, a `Map`, a function or a cycle fails, naming its path.',
+      'Arguments and the result are JSON as `JSON.stringify` writes it, and a `Map` becomes an object, a `Set` or generator an array, an `Error` `{"error": "Name: message"}`. `NaN`, a function or a cycle fails, naming its path.',
       `Call a tool with one object: \`const result = await ${example}({ ... })\`; positional arguments work when they fill its required properties in order. Run independent calls at once with \`Promise.all\`.`,
       'A call that fails (denied by policy, invalid input, the tool’s own error) throws an `Error` whose message says why; catch it to carry on.',
       'Globals: the JavaScript built-ins, console, setTimeout, setInterval, queueMicrotask, URL, URLSearchParams, TextEncoder, TextDecoder, atob, btoa, structuredClone, crypto.randomUUID, crypto.getRandomValues, AbortController, AbortSignal, performance.now. No imports, `require`, `fetch` or `process`: the declared functions are the only way to reach anything outside the program.',

@@ -5,6 +5,7 @@ import { describeEventCases } from './cases-events.js';
 import { describeHostCallCases } from './cases-host-calls.js';
 import { describeHostFaultCases } from './cases-host-faults.js';
 import { describeIsolationCases } from './cases-isolation.js';
+import { describeJsonBoundaryCases } from './cases-json-boundary.js';
 import { describeLimitCases } from './cases-limits.js';
 import { describeQueueingCases } from './cases-queueing.js';
 import { describeResultCases } from './cases-results.js';
@@ -45,6 +46,7 @@ export function describeCodeRuntimeConformance(options: CodeRuntimeConformanceOp
     describeResultCases(suite);
     describeHostCallCases(suite);
     describeHostFaultCases(suite);
+    describeJsonBoundaryCases(suite);
     describeEventCases(suite);
     describeLimitCases(suite);
     describeTimeoutCases(suite);

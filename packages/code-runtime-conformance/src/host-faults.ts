@@ -103,7 +103,9 @@ const oddValues: ReadonlyArray<readonly [string, () => unknown, HostFaultOutcome
   ['a BigInt', () => 10n, error],
   ['a function', () => () => 1, error],
   ['a symbol', () => Symbol('returned'), error],
-  ['a Date', () => new Date(0), error],
+  // The boundary's table: a Date crosses as its ISO string, a Map as an object (the README's table).
+  ['a Date', () => new Date(0), { kind: 'value', value: '1970-01-01T00:00:00.000Z' }],
+  ['an invalid Date', () => new Date(Number.NaN), error],
   [
     'a cycle',
     () => {
@@ -128,7 +130,17 @@ const oddValues: ReadonlyArray<readonly [string, () => unknown, HostFaultOutcome
     { kind: 'value', value: { frozen: true, list: [1, 2] } },
   ],
   ['a class instance', () => new Point(1, 2), error],
-  ['a Map', () => new Map([['a', 1]]), error],
+  ['a Map', () => new Map([['a', 1]]), { kind: 'value', value: { a: 1 } }],
+  ['a Map with an object as a key', () => new Map([[{}, 1]]), error],
+  [
+    'a generator that throws',
+    () =>
+      (function* broken() {
+        yield 1;
+        throw new Error('socket closed');
+      })(),
+    error,
+  ],
 ];
 
 /** A host function that resolves with `value` after `ms`, whatever happened to the run meanwhile. */

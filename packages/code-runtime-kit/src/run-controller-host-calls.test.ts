@@ -165,7 +165,7 @@ describe('RunController host calls', () => {
   });
 
   it('replies with an error for a result that is not JSON or over the byte cap', async () => {
-    const results: unknown[] = [Number.NaN, new Map(), { nested: [1, () => 2] }, 'x'.repeat(20)];
+    const results: unknown[] = [Number.NaN, new Map([[{}, 1]]), { nested: [1, () => 2] }, 'x'.repeat(20)];
     const run = createController({
       bindings: { tools: { next: () => results.shift() as JsonValue } },
       limits: { hostCallBytes: 10 },

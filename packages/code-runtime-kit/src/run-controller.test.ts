@@ -68,7 +68,7 @@ describe('RunController', () => {
   });
 
   it('ends as invalid-output for a value that is not lossless JSON', async () => {
-    for (const value of [Number.NaN, { when: new Date(0) }, [1, undefined], { big: 1n }, () => 1]) {
+    for (const value of [Number.NaN, { when: new Date(Number.NaN) }, [1, undefined], { big: 1n }, () => 1]) {
       const run = createController();
       run.finish({ ok: true, value });
       expect(await run.result).toMatchObject({ ok: false, failure: { kind: 'invalid-output' } });

@@ -5,6 +5,7 @@ import {
   type CodeRunEvent,
   type CodeRunFailure,
   type CodeRunResult,
+  checkJsonValue,
   cutUtf8,
   describeJsonViolation,
   foreignErrorMessage,
@@ -300,19 +301,22 @@ export class RunController {
     );
   }
 
+  /**
+   * A program's value, as its provider sent it: already JSON, or a provider's stand-in for a value
+   * it refused (the violation rebuilt on the host), which the boundary's table (`toJsonValue`) and
+   * `measureJson` then name in the contract's words.
+   */
   #checkValue(value: unknown): { outcome: RunOutcome; bytes: number } {
-    const measure = measureJson(value, { depthLimit: jsonDepthLimit });
-    if (!measure.ok) {
-      const message = `The program returned a value that is not JSON: ${describeJsonViolation(measure.violation)}. Return plain objects, arrays, strings, finite numbers, booleans and null.`;
+    const limitBytes = this.options.limits.valueBytes;
+    const checked = checkJsonValue(value, { limitBytes, depthLimit: jsonDepthLimit });
+    if (checked.ok) return { outcome: { ok: true, value: checked.value }, bytes: checked.bytes };
+    if (checked.violation !== undefined) {
+      const message = `The program returned a value that is not JSON: ${describeJsonViolation(checked.violation)}. Return plain objects, arrays, strings, finite numbers, booleans and null.`;
       return { outcome: { ok: false, failure: { kind: 'invalid-output', message } }, bytes: 0 };
     }
-    const { bytes } = measure;
-    const limitBytes = this.options.limits.valueBytes;
-    if (bytes > limitBytes) {
-      const message = `The returned value is ${bytes} bytes of JSON; the limit is ${limitBytes} bytes. Return less: filter, summarise or page the data.`;
-      return { outcome: { ok: false, failure: { kind: 'output-limit', limitBytes, message } }, bytes: 0 };
-    }
-    return { outcome: { ok: true, value }, bytes };
+    const size = checked.exact ? `${checked.bytes} bytes` : `more than ${limitBytes} bytes`;
+    const message = `The returned value is ${size} of JSON; the limit is ${limitBytes} bytes. Return less: filter, summarise or page the data.`;
+    return { outcome: { ok: false, failure: { kind: 'output-limit', limitBytes, message } }, bytes: 0 };
   }
 
   #notGranted(namespace: string, name: string): string {
@@ -332,23 +336,26 @@ export class RunController {
     return undefined;
   }
 
+  /**
+   * A host function's result as the program receives it: converted by the boundary's table
+   * (`checkJsonValue`: a `Map` an object, a `Set` or generator an array, a `Date` its ISO string,
+   * an `Error` `{ error }`), then checked for JSON and size. Never throws, whatever the value does.
+   */
   #checkResult(namespace: string, name: string, value: unknown): HostReply {
-    const result = value === undefined ? null : value;
-    const measure = measureJson(result, { depthLimit: jsonDepthLimit });
-    if (!measure.ok) {
+    const limitBytes = this.options.limits.hostCallBytes;
+    const checked = checkJsonValue(value === undefined ? null : value, { limitBytes, depthLimit: jsonDepthLimit });
+    if (checked.ok) return { ok: true, value: checked.value };
+    if (checked.violation !== undefined) {
       return {
         ok: false,
-        error: `${namespace}.${name} returned a value that is not JSON: ${describeJsonViolation(measure.violation)}.`,
+        error: `${namespace}.${name} returned a value that is not JSON: ${describeJsonViolation(checked.violation)}.`,
       };
     }
-    const { bytes } = measure;
-    if (bytes > this.options.limits.hostCallBytes) {
-      return {
-        ok: false,
-        error: `${namespace}.${name} returned ${bytes} bytes of JSON; the limit is ${this.options.limits.hostCallBytes} bytes per call. Ask for less.`,
-      };
-    }
-    return { ok: true, value: result as JsonValue };
+    const size = checked.exact ? `${checked.bytes} bytes` : `more than ${limitBytes} bytes`;
+    return {
+      ok: false,
+      error: `${namespace}.${name} returned ${size} of JSON; the limit is ${limitBytes} bytes per call. Ask for less.`,
+    };
   }
 
   async #acquireSlot(): Promise<boolean> {

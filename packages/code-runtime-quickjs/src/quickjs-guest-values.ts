@@ -1,5 +1,5 @@
 import { inspect } from 'node:util';
-import { jsonPathOf } from '@sluice/code-runtime';
+import { conversionProblem, jsonPathOf } from '@sluice/code-runtime';
 import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten-core';
 
 /**
@@ -43,8 +43,15 @@ const depthLimit = 512;
  *   member JSON cannot carry, which the host then describes, `keys` being the JSON of the keys from
  *   the member out to the value; `[keys, member, depth]` for a member that is one of its own
  *   containers (a cycle, found from the containers each object member is recorded with, before the
- *   engine meets it), `depth` being that container's (1: the value). What a `toJSON`, a getter or
- *   a Proxy trap throws is thrown on.
+ *   engine meets it), `depth` being that container's (1: the value); `[keys, member, undefined,
+ *   problem]` for what the boundary's table could not convert (`['map-key', type]`,
+ *   `['map-same-key', first, second, text]`, `['iterator-threw', text]`, `['invalid-date']`).
+ *   Before the engine writes a member, the table converts it: a `Map` to an object, a `Set` to an
+ *   array (sorted when all numbers or all strings), an `Error` to `{ error: 'Name: message' }`
+ *   (data properties only, each cut to 10,000 characters), a generator or other iterable (not a
+ *   typed array or boxed string) to an array of what it yields, read once; a Map, Set or iterator
+ *   that would pass `maxChars` (counted from what they hold) answers `maxChars + 1` at once, so an
+ *   endless generator stops there. What a `toJSON`, a getter or a Proxy trap throws is thrown on.
  * - `same(a, b)`: `a === b`.
  */
 const helpersSource = `((misread) => {
@@ -55,6 +62,31 @@ delete globalThis.WebAssembly;
 const hasOwn = Object.hasOwn, getPrototypeOf = Object.getPrototypeOf, plain = Object.prototype;
 const isArray = Array.isArray, apply = Reflect.apply, stringify = JSON.stringify, then = Promise.prototype.then;
 const Wrap = Proxy, TypeErrorConstructor = TypeError, Depths = WeakMap, get = Depths.prototype.get, set = Depths.prototype.set;
+const describe = Object.getOwnPropertyDescriptor, define = Object.defineProperty, create = Object.create, from = Array.from, sort = Array.prototype.sort;
+const getTime = Date.prototype.getTime, mapSize = describe(Map.prototype, 'size').get, setSize = describe(Set.prototype, 'size').get;
+const mapEntries = Map.prototype.entries, mapNext = getPrototypeOf(new Map().entries()).next, setValues = Set.prototype.values;
+const errorPrototype = Error.prototype, stringPrototype = String.prototype, typedPrototype = getPrototypeOf(Uint8Array.prototype), iteratorSymbol = Symbol.iterator;
+const isDate = (value) => { try { apply(getTime, value, []); return true; } catch { return false; } };
+const data = (object, name) => {
+  for (let hops = 0; object !== null && hops < 1000; hops += 1, object = getPrototypeOf(object)) {
+    const slot = describe(object, name);
+    if (slot !== undefined) return hasOwn(slot, 'value') ? slot.value : undefined;
+  }
+};
+const inherits = (object, prototype) => {
+  for (let hops = 0; object !== null && hops < 1000; hops += 1) if ((object = getPrototypeOf(object)) === prototype) return true;
+  return false;
+};
+const slice = String.prototype.slice, cut = (text) => text.length <= 10000 ? text : apply(slice, text, [0, 10000]) + '…';
+const errorText = (error) => {
+  const name = data(error, 'name'), message = data(error, 'message');
+  const shown = typeof name === 'string' && name !== '' ? cut(name) : 'Error';
+  return typeof message === 'string' && message !== '' ? shown + ': ' + cut(message) : shown;
+};
+const thrown = (error) => {
+  try { return typeof error === 'object' && error !== null && inherits(error, errorPrototype) ? errorText(error) : typeof error === 'string' ? cut(error) : typeof error; }
+  catch { return 'a value that could not be read'; }
+};
 return [
   (functions, ungranted) => new Wrap(functions, {
     get: (target, key) => typeof key === 'string' && hasOwn(target, key) ? target[key] : ungranted(key),
@@ -68,21 +100,47 @@ return [
     if (key !== 'toJSON') throw new TypeErrorConstructor(misread(label, key));
   } }),
   (value, maxChars) => {
-    const parents = new Depths();
-    let bad;
+    const parents = new Depths(), done = new Depths();
+    let bad, used = 0;
+    const keysTo = (key, holder, up) => {
+      const keys = [isArray(holder) ? +key : key];
+      for (let level = up; level !== undefined; level = level[1]) keys[keys.length] = level[2];
+      return stringify(keys);
+    };
     try {
       const text = stringify(value, function (key, member) {
         const type = typeof member;
         const up = apply(get, parents, [this]);
+        const refuse = (problem) => { bad = [keysTo(key, this, up), member, undefined, problem]; throw parents; };
         let back;
+        if (member === null) {
+          // A Date's toJSON gives null for an invalid time: refused, not written as null.
+          const slot = describe(this, key);
+          if (slot !== undefined && hasOwn(slot, 'value') && isDate(slot.value) && apply(getTime, slot.value, []) !== apply(getTime, slot.value, [])) refuse(['invalid-date']);
+        }
         if (type === 'object' && member !== null) {
+          const original = member;
           let prototype;
           try { prototype = isArray(member) ? null : getPrototypeOf(member); } catch {}
+          // Seen before: a cycle when it is one of the containers on the way here.
+          if (apply(get, parents, [member]) !== undefined) for (back = up; back !== undefined && back[3] !== member; back = back[1]);
+          if (back === undefined && prototype !== undefined && prototype !== null && prototype !== plain) {
+            let made = apply(get, done, [member]);
+            if (made === undefined) {
+              made = convert(member, refuse);
+              if (made === false) { bad = maxChars + 1; throw parents; }
+              if (made !== undefined) apply(set, done, [member, made]);
+            }
+            if (made !== undefined) member = made, prototype = null;
+          }
           if (prototype === null || prototype === plain) {
-            // Seen before: a cycle when it is one of the containers on the way here.
-            if (apply(get, parents, [member]) !== undefined) for (back = up; back !== undefined && back[3] !== member; back = back[1]);
             const depth = (up === undefined ? 0 : up[0]) + 1;
-            if (back === undefined && depth <= ${depthLimit}) return apply(set, parents, [member, [depth, up, isArray(this) ? +key : key, member]]), member;
+            if (back === undefined && depth <= ${depthLimit}) {
+              const entry = [depth, up, isArray(this) ? +key : key, original];
+              apply(set, parents, [member, entry]);
+              if (original !== member) apply(set, parents, [original, entry]);
+              return member;
+            }
             if (back === undefined) {
               bad = false;
               throw parents;
@@ -91,15 +149,67 @@ return [
         } else if (type === 'number' ? member - member === 0 : type !== 'bigint' && type !== 'function' && type !== 'symbol') {
           return member;
         }
-        const keys = [isArray(this) ? +key : key];
-        for (let level = up; level !== undefined; level = level[1]) keys[keys.length] = level[2];
-        bad = back === undefined ? [stringify(keys), member] : [stringify(keys), member, back[0]];
+        bad = back === undefined ? [keysTo(key, this, up), member] : [keysTo(key, this, up), member, back[0]];
         throw parents;
       });
       return typeof text !== 'string' ? undefined : text.length > maxChars ? text.length : text;
     } catch (error) {
       if (error === parents) return bad;
       throw error;
+    }
+    // The boundary's table: a Map, Set, Error or iterable as a plain object or array; undefined for
+    // anything else; false past the budget. Problems go to refuse.
+    function convert(member, refuse) {
+      let size;
+      if (isDate(member)) return undefined;
+      try { size = apply(mapSize, member, []); } catch {}
+      if (size !== undefined) {
+        if ((used += 2 + 5 * size) > maxChars) return false;
+        const record = create(null), types = create(null);
+        for (const entries = apply(mapEntries, member, []);;) {
+          const step = apply(mapNext, entries, []);
+          if (step.done) return record;
+          const key = step.value[0], type = key === null ? 'null' : typeof key;
+          const name = type === 'string' ? key : type === 'number' && key - key === 0 ? '' + key : refuse(['map-key', type === 'number' ? '' + key : type]);
+          if (hasOwn(types, name)) refuse(['map-same-key', types[name], type, name]);
+          types[name] = type;
+          record[name] = step.value[1];
+        }
+      }
+      try { size = apply(setSize, member, []); } catch {}
+      if (size !== undefined) {
+        if ((used += 1 + 2 * size) > maxChars) return false;
+        const items = from(apply(setValues, member, []));
+        let numbers = true, strings = true;
+        for (let index = 0; index < items.length; index += 1) numbers = numbers && typeof items[index] === 'number', strings = strings && typeof items[index] === 'string';
+        if (numbers) apply(sort, items, [(a, b) => a - b]); else if (strings) apply(sort, items, []);
+        return items;
+      }
+      if (inherits(member, errorPrototype)) {
+        const record = create(null);
+        record.error = errorText(member);
+        return record;
+      }
+      const iterate = data(member, iteratorSymbol);
+      if (typeof iterate !== 'function' || inherits(member, typedPrototype) || inherits(member, stringPrototype)) return undefined;
+      const items = [];
+      let iterator;
+      try {
+        iterator = apply(iterate, member, []);
+        for (const next = iterator.next;;) {
+          const step = apply(next, iterator, []);
+          if (step.done) return items;
+          const item = step.value;
+          used += 1 + (typeof item === 'string' ? item.length + 2 : 1);
+          if (used > maxChars) break;
+          define(items, items.length, { value: item, writable: true, enumerable: true, configurable: true });
+        }
+      } catch (error) {
+        if (error === parents) throw error;
+        refuse(['iterator-threw', thrown(error)]);
+      }
+      try { if (typeof iterator.return === 'function') iterator.return(); } catch {}
+      return false;
     }
   },
   (a, b) => a === b,
@@ -166,8 +276,9 @@ export type Encoded =
 
 /**
  * Writes `value` as the guest's own `JSON.stringify` writes it (its `toJSON` methods run inside
- * QuickJS, `undefined` properties are left out), refusing what JSON cannot carry: NaN, ±Infinity,
- * BigInt, and objects other than plain objects and arrays. A cycle or nesting past the guest's stack
+ * QuickJS, `undefined` properties are left out), with the boundary's table applied (a `Map`, `Set`,
+ * iterator or `Error` converted, an invalid `Date` refused: see `encode` above), refusing what JSON
+ * cannot carry: NaN, ±Infinity, BigInt, and objects other than plain objects and arrays. A cycle or nesting past the guest's stack
  * is refused as well. What a `toJSON` or a Proxy trap throws comes back as `thrown`, with the error.
  */
 export function encodeGuestValue(
@@ -226,18 +337,51 @@ export function encodeGuestValue(
         const backTo = context
           .getProp(encoded, 2)
           .consume((handle) => (context.typeof(handle) === 'number' ? context.getNumber(handle) : undefined));
+        // A fourth element is what the boundary's table could not convert (a Map key, an iterator that threw).
+        const converted = context.getProp(encoded, 3).consume((handle) => conversionOf(context, handle));
         const problem =
-          backTo === undefined
-            ? context
-                .getProp(encoded, 1)
-                .consume((member) => violationOf(context, intrinsics, member) ?? 'cannot be written as JSON')
-            : `is a cycle back to ${keys === undefined ? 'a container of it' : jsonPathOf(keys.slice(0, Math.max(0, backTo - 1)))}`;
+          converted !== undefined
+            ? `is ${converted}`
+            : backTo === undefined
+              ? context
+                  .getProp(encoded, 1)
+                  .consume((member) => violationOf(context, intrinsics, member) ?? 'cannot be written as JSON')
+              : `is a cycle back to ${keys === undefined ? 'a container of it' : jsonPathOf(keys.slice(0, Math.max(0, backTo - 1)))}`;
         return { ok: false, kind: 'not-json', message: `${placeOf(keys)} ${problem}, which JSON cannot carry` };
       }
       default:
         return { ok: true, json: undefined };
     }
   });
+}
+
+/**
+ * The words for what the guest encoder could not convert by the boundary's table, from the list it
+ * made (`['map-key', type]`, `['map-same-key', first, second, text]`, `['iterator-threw', text]`,
+ * `['invalid-date']`), or `undefined` for none or a list the program tampered with.
+ */
+function conversionOf(context: QuickJSContext, handle: QuickJSHandle): string | undefined {
+  if (context.typeof(handle) !== 'object') return undefined;
+  let listed: unknown;
+  try {
+    listed = context.dump(handle);
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(listed) || !listed.every((item) => typeof item === 'string')) return undefined;
+  const [kind, first = '', second = '', text = ''] = listed as string[];
+  switch (kind) {
+    case 'map-key':
+      return conversionProblem({ kind, key: first });
+    case 'map-same-key':
+      return conversionProblem({ kind, first, second, text });
+    case 'iterator-threw':
+      return conversionProblem({ kind, error: first });
+    case 'invalid-date':
+      return conversionProblem({ kind });
+    default:
+      return undefined;
+  }
 }
 
 /**

@@ -9,7 +9,38 @@ afterAll(() => runtime.dispose());
 const hostile: [string, string, string, string][] = [
   ['a BigInt member', '({ n: 1n })', '$.n is a BigInt', '$.n is a BigInt'],
   ['Infinity', '[1, Infinity]', '$[1] is Infinity', '$[0][1] is Infinity'],
-  ['a Map', '({ m: new Map() })', '$.m is a Map (not a plain object', '$.m is a Map (not a plain object'],
+  [
+    'a Map with an object key',
+    '({ m: new Map([[{}, 1]]) })',
+    '$.m is a Map with an object as a key',
+    '$.m is a Map with an object as a key',
+  ],
+  [
+    'a Map with the keys 1 and "1"',
+    '({ m: new Map([[1, 1], ["1", 2]]) })',
+    '$.m is a Map with two keys that are both "1" as JSON (number and string)',
+    '$.m is a Map with two keys that are both "1" as JSON (number and string)',
+  ],
+  [
+    'a Map that holds itself',
+    '(() => { const m = new Map(); m.set("self", m); return { m }; })()',
+    '$.m.self is a cycle back to $.m',
+    '$.m.self is a cycle back to $.m',
+  ],
+  [
+    'a generator that throws',
+    '({ rows: (function* () { yield 1; throw new Error("disk gone"); })() })',
+    '$.rows is an iterator that threw Error: disk gone while it was read',
+    '$.rows is an iterator that threw Error: disk gone while it was read',
+  ],
+  [
+    'a Proxy of a Map',
+    '({ odd: new Proxy(new Map([["a", 1]]), {}) })',
+    '$.odd is an iterator that threw TypeError',
+    '$.odd is an iterator that threw TypeError',
+  ],
+  ['an invalid Date', '({ when: new Date(NaN) })', '$.when is an invalid Date', '$.when is an invalid Date'],
+  ['a typed array', '({ bytes: new Uint8Array(2) })', '$.bytes is a Uint8Array', '$.bytes is a Uint8Array'],
   ['a function member', '({ items: [1], format: (n) => n * 2 })', '$.format is a function', '$.format is a function'],
   ['a function in an array', '[1, () => 2]', '$[1] is a function', '$[0][1] is a function'],
   [
@@ -154,5 +185,79 @@ return { bare, deep: JSON.stringify(await tools.echo(deep)).length, twice: await
       ok: true,
       value: { bare: { x: null }, deep: 1001, twice: { a: { n: 1 }, b: [{ n: 1 }, { c: { n: 1 } }] } },
     });
+  });
+
+  it('converts by the boundary table in the result and in host-call arguments', async () => {
+    const received: unknown[] = [];
+    const program = `
+      function* squares() { for (let n = 0; n < 3; n += 1) yield n * n; }
+      const value = {
+        counts: new Map([['bug', 2], [7, 1]]),
+        tags: new Set(['b', 'a']),
+        numbers: new Set([10, 9]),
+        squares: squares(),
+        keys: new Map([['x', 1]]).keys(),
+        settled: await Promise.allSettled([Promise.reject(new TypeError('bad input'))]),
+      };
+      const echoed = await tools.echo(value);
+      return { echoed, again: value };`;
+    const result = await runtime.run({
+      program,
+      bindings: {
+        tools: {
+          echo: async (input) => {
+            received.push(input);
+            return input;
+          },
+        },
+      },
+    });
+    const expected = {
+      counts: { bug: 2, '7': 1 },
+      tags: ['a', 'b'],
+      numbers: [9, 10],
+      squares: [0, 1, 4],
+      keys: ['x'],
+      settled: [{ status: 'rejected', reason: { error: 'TypeError: bad input' } }],
+    };
+    expect(received).toEqual([expected]);
+    expect(result).toMatchObject({
+      ok: true,
+      value: { echoed: expected, again: { ...expected, squares: [], keys: [] } },
+    });
+  });
+
+  it('stops an endless generator and a Map of 100,000 entries at the budget', async () => {
+    const small = createQuickJsCodeRuntime({
+      poolSize: 1,
+      valueBytes: 10_000,
+      hostCallBytes: 10_000,
+      wallTimeMs: 60_000,
+    });
+    try {
+      const endless = 'function* endless() { for (let n = 0; ; n += 1) yield { n }; }';
+      const returned = await small.run({ program: `${endless}\nreturn { items: endless() };` });
+      expect(!returned.ok && returned.failure.kind).toBe('output-limit');
+      // 100,000 entries: QuickJS's default memory limit does not hold a million (the worker-thread test has one).
+      const big = await small.run({
+        program: 'const big = new Map(); for (let n = 0; n < 100_000; n += 1) big.set("k" + n, n);\nreturn { big };',
+      });
+      expect(!big.ok && big.failure.kind).toBe('output-limit');
+      const sent = await small.run({
+        program: `${endless}\ntry { await tools.echo({ items: endless() }); } catch (error) { return error.message; }`,
+        bindings: { tools: { echo: async (input) => input } },
+      });
+      expect(sent).toMatchObject({ ok: true, value: expect.stringContaining('larger than the 10000-byte budget') });
+    } finally {
+      await small.dispose();
+    }
+  });
+
+  it('reads an Error from data properties only, cutting a huge message', async () => {
+    const result = await runtime.run({
+      program:
+        'const error = new Error("kept"); Object.defineProperty(error, "name", { get() { throw new Error("getter ran"); } });\nreturn [error, new Error("m".repeat(100_000))];',
+    });
+    expect(result.ok && result.value).toEqual([{ error: 'Error: kept' }, { error: `Error: ${'m'.repeat(10_000)}…` }]);
   });
 });

@@ -12,6 +12,9 @@ export interface PreludeIntrinsics extends InspectIntrinsics {
   readonly create: typeof Object.create;
   readonly getOwnPropertySymbols: typeof Object.getOwnPropertySymbols;
   readonly arrayFrom: typeof Array.from;
+  readonly arraySort: typeof Array.prototype.sort;
+  readonly iteratorSymbol: typeof Symbol.iterator;
+  readonly stringPrototype: object;
   readonly parse: typeof JSON.parse;
   readonly max: typeof Math.max;
   readonly min: typeof Math.min;
@@ -53,6 +56,9 @@ export function captureIntrinsics(): PreludeIntrinsics {
     hasOwn: Object.hasOwn,
     isArray: Array.isArray,
     arrayFrom: Array.from,
+    arraySort: Array.prototype.sort,
+    iteratorSymbol: Symbol.iterator,
+    stringPrototype: String.prototype,
     stringify: JSON.stringify,
     parse: JSON.parse,
     String,

@@ -8,17 +8,25 @@ import type { PreludeIntrinsics } from './prelude-intrinsics.js';
  * JSON text as it goes: a `toJSON` method (own or inherited, a data property) is called with its key,
  * here in the context, and its result written instead (so a `Date` becomes its ISO string); a
  * property whose value is `undefined` is left out and an `undefined` array element is written as
- * `null`. Everything else that JSON cannot carry is refused as `findJsonViolation` in the contract
- * refuses it (same order, same kinds) on the value with those conversions applied. It returns
- * `'T' + text`, `'V' + violation JSON` for the first violation, or `'L'` when the text would pass
- * `limitChars` UTF-16 units (a lower bound on its UTF-8 size) and the value is otherwise valid. An
- * object nested `depthLimit` levels deep is refused as `depth`, as the contract's `measureJson`
- * refuses it. Getters are never invoked; `toJSON` and Proxy traps run, here in the context, and
- * nowhere else, and whatever they throw is thrown to the caller.
+ * `null`. The boundary's table (the code-runtime README) applies before `toJSON`: a `Map` is written
+ * as an object (string keys, finite number keys as their text; any other key, or two keys with the
+ * same text, is refused as `map-key`), a `Set` as an array (sorted when all numbers or all strings),
+ * an `Error` as `{"error":"<Name>: <message>"}` (data properties only, each cut to 10,000
+ * characters), a generator or other iterable that is not a typed array or boxed string as an array
+ * of what it yields, read once (what it throws is refused as `iterator-threw`); an invalid `Date` is
+ * refused as `invalid-date`. Everything else that JSON cannot carry is refused as
+ * `findJsonViolation` in the contract refuses it (same order, same kinds) on the value with those
+ * conversions applied. It returns `'T' + text`, `'V' + violation JSON` for the first violation, or
+ * `'L'` when the text would pass `limitChars` UTF-16 units (a lower bound on its UTF-8 size) and the
+ * value is otherwise valid, or when a Map, Set or iterator met would take the text past
+ * `streamChars` (default `limitChars`; an endless generator stops there). An object nested
+ * `depthLimit` levels deep is refused as `depth`, as the contract's `measureJson` refuses it. Getters
+ * are never invoked; `toJSON`, iterators and Proxy traps run, here in the context, and nowhere else,
+ * and what `toJSON` or a trap throws is thrown to the caller.
  */
 export function makeJsonWriter(
   intrinsics: PreludeIntrinsics,
-): (value: unknown, limitChars: number, depthLimit: number) => string {
+): (value: unknown, limitChars: number, depthLimit: number, streamChars?: number) => string {
   const {
     apply,
     keys,
@@ -40,6 +48,19 @@ export function makeJsonWriter(
     objectPrototype,
     arrayPrototype,
     bigintPrototype,
+    errorPrototype,
+    stringPrototype,
+    typedArrayPrototype,
+    dateGetTime,
+    mapEntries,
+    mapSize,
+    mapIteratorNext,
+    setValues,
+    setSize,
+    setIteratorNext,
+    arrayFrom,
+    arraySort,
+    iteratorSymbol,
   } = intrinsics;
 
   interface Node {
@@ -130,11 +151,165 @@ export function makeJsonWriter(
     return typeof name === 'string' ? name : '';
   }
 
-  return function writeJson(value: unknown, limitChars: number, depthLimit: number): string {
+  // A data property along the prototype chain (an accessor counts as absent: no getter runs).
+  function dataProperty(object: object, name: PropertyKey): unknown {
+    let current: object | null = object;
+    for (let hops = 0; current !== null && hops < 1000; hops += 1) {
+      const descriptor = getOwnPropertyDescriptor(current, name);
+      if (descriptor !== undefined) return hasOwn(descriptor, 'value') ? descriptor.value : undefined;
+      current = getPrototypeOf(current);
+    }
+    return undefined;
+  }
+
+  function hasPrototype(object: object, prototype: object): boolean {
+    let current: object | null = getPrototypeOf(object);
+    for (let hops = 0; current !== null && hops < 1000; hops += 1) {
+      if (current === prototype) return true;
+      current = getPrototypeOf(current);
+    }
+    return false;
+  }
+
+  // Whether `value` has the internal slot the built-in `method` reads (a Map's size, a Date's time).
+  function reads(method: (this: never) => unknown, value: object): boolean {
+    try {
+      apply(method, value, []);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  function cut(text: string): string {
+    return text.length <= 10000 ? text : `${apply(intrinsics.stringSlice, text, [0, 10000])}…`;
+  }
+
+  // `Name: message` (or `Name`) of an error, from data properties only.
+  function errorText(error: object): string {
+    const name = dataProperty(error, 'name');
+    const message = dataProperty(error, 'message');
+    const shownName = typeof name === 'string' && name !== '' ? cut(name) : 'Error';
+    return typeof message === 'string' && message !== '' ? `${shownName}: ${cut(message)}` : shownName;
+  }
+
+  function thrownText(error: unknown): string {
+    try {
+      if (typeof error === 'object' && error !== null && hasPrototype(error, errorPrototype)) return errorText(error);
+      return typeof error === 'string' ? cut(error) : typeof error;
+    } catch {
+      return 'a value that could not be read';
+    }
+  }
+
+  // The least number of characters `item` takes as JSON: what an iterator is read against.
+  function leastChars(item: unknown): number {
+    if (typeof item === 'string') return item.length + 2;
+    if (typeof item !== 'object' || item === null) return 1;
+    try {
+      return isArray(item) ? 2 + (item as unknown[]).length : 2 + 4 * keys(item).length;
+    } catch {
+      return 2;
+    }
+  }
+
+  // An array made in this realm from `count` items of a null-prototype record, untouched by the program's setters.
+  function arrayOf(items: Record<number, unknown>, count: number): unknown[] {
+    (items as { length?: number }).length = count;
+    return arrayFrom(items as ArrayLike<unknown>);
+  }
+
+  // What JSON cannot carry as it is but the boundary's table converts, as a plain object or array;
+  // `undefined` when `value` is none of those (a valid Date is left to its toJSON); or the writer's
+  // answer when reading it fails (`'V…'`) or would pass `budget` characters (`'L'`).
+  function replacement(value: object, node: Node, budget: number): object | string | undefined {
+    if (reads(dateGetTime, value)) {
+      return isNotANumber(apply(dateGetTime, value, []) as number) ? violation(node, 'invalid-date') : undefined;
+    }
+    if (reads(mapSize, value)) {
+      const size = apply(mapSize, value, []) as number;
+      if (2 + 5 * size > budget) return 'L';
+      const record = create(null) as Record<string, unknown>;
+      const types = create(null) as Record<string, string>;
+      const entries = apply(mapEntries, value, []);
+      for (;;) {
+        const step = apply(mapIteratorNext, entries, []) as IteratorResult<[unknown, unknown]>;
+        if (step.done) break;
+        const key = step.value[0];
+        const type = typeof key;
+        let name: string;
+        if (type === 'string') name = key as string;
+        else if (type === 'number' && !isNotANumber(key) && key !== 1 / 0 && key !== -1 / 0) name = `${key as number}`;
+        else return violation(node, 'map-key', key === null ? 'null' : type === 'number' ? `${key as number}` : type);
+        if (hasOwn(types, name)) return violation(node, 'map-key', `same:${types[name]}:${type}:${name}`);
+        types[name] = type;
+        record[name] = step.value[1];
+      }
+      return record;
+    }
+    if (reads(setSize, value)) {
+      const size = apply(setSize, value, []) as number;
+      if (1 + 2 * size > budget) return 'L';
+      const items = create(null) as Record<number, unknown>;
+      let count = 0;
+      let numbers = true;
+      let strings = true;
+      const values = apply(setValues, value, []);
+      for (;;) {
+        const step = apply(setIteratorNext, values, []) as IteratorResult<unknown>;
+        if (step.done) break;
+        numbers = numbers && typeof step.value === 'number';
+        strings = strings && typeof step.value === 'string';
+        items[count++] = step.value;
+      }
+      const array = arrayOf(items, count);
+      if (numbers) apply(arraySort, array, [(a: number, b: number) => a - b]);
+      else if (strings) apply(arraySort, array, []);
+      return array;
+    }
+    if (hasPrototype(value, errorPrototype)) {
+      const record = create(null) as Record<string, unknown>;
+      record.error = errorText(value);
+      return record;
+    }
+    if (typeof dataProperty(value, 'toJSON') === 'function') return undefined;
+    if (hasPrototype(value, typedArrayPrototype) || hasPrototype(value, stringPrototype)) return undefined;
+    const iterate = dataProperty(value, iteratorSymbol);
+    if (typeof iterate !== 'function') return undefined;
+    // Read once, as `Array.from` would, until the items alone would pass the budget.
+    const items = create(null) as Record<number, unknown>;
+    let count = 0;
+    let used = 2;
+    let iterator: { next?: unknown; return?: unknown } | undefined;
+    try {
+      iterator = apply(iterate, value, []) as { next?: unknown };
+      const next = iterator.next as () => { done?: unknown; value?: unknown };
+      for (;;) {
+        const step = apply(next, iterator, []);
+        if (step.done) return arrayOf(items, count);
+        const item = step.value;
+        used += 1 + leastChars(item);
+        if (used > budget) break;
+        items[count++] = item;
+      }
+    } catch (error) {
+      return violation(node, 'iterator-threw', thrownText(error));
+    }
+    try {
+      // Told to stop, as `for...of` does when it leaves early; what that throws is ignored.
+      const close = iterator.return;
+      if (typeof close === 'function') apply(close, iterator, []);
+    } catch {}
+    return 'L';
+  }
+
+  return function writeJson(value: unknown, limitChars: number, depthLimit: number, streamChars = limitChars): string {
     const stack = create(null) as Record<number, Frame>;
     let top = 0;
     const ancestors = new MapConstructor<object, number>();
     const checked = new MapConstructor<object, true>();
+    // Maps, Sets, iterators and errors met, with what they cross as: an iterator is read once.
+    const replaced = new MapConstructor<object, object>();
     let text = '';
     let emitting = true;
     const emit = (piece: string) => {
@@ -162,7 +337,25 @@ export function makeJsonWriter(
       const { node: found, container } = frame;
       let node = found;
       let current = node.value;
-      if ((typeof current === 'object' && current !== null) || typeof current === 'bigint') {
+      let converted = false;
+      if (typeof current === 'object' && current !== null && !isArray(current)) {
+        let made = apply(mapGet, replaced, [current]) as object | string | undefined;
+        if (made === undefined) {
+          const prototype = getPrototypeOf(current);
+          if (prototype !== objectPrototype && prototype !== null) {
+            made = replacement(current, node, (emitting ? streamChars : 0) - text.length);
+            if (typeof made === 'string') return made;
+            if (made !== undefined) apply(mapSet, replaced, [current, made]);
+          }
+        }
+        if (made !== undefined) {
+          current = made;
+          node = { value: current, parent: node.parent, key: node.key, depth: node.depth };
+          converted = true;
+        }
+      }
+      // A converted Map's `toJSON` key is data, never a method.
+      if (!converted && ((typeof current === 'object' && current !== null) || typeof current === 'bigint')) {
         // As JSON.stringify does: the program's own method, run here in the context, with the key.
         const toJson = findToJson(current);
         if (toJson !== undefined) {

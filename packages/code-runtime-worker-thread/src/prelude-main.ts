@@ -31,7 +31,9 @@ export type Pump = (operation: string, first?: unknown, second?: unknown, third?
 export function preludeMain(
   capture: () => PreludeIntrinsics,
   makeLogs: typeof makeLogWriter,
-  makeJsonWriter: (intrinsics: PreludeIntrinsics) => (value: unknown, limitChars: number, depthLimit: number) => string,
+  makeJsonWriter: (
+    intrinsics: PreludeIntrinsics,
+  ) => (value: unknown, limitChars: number, depthLimit: number, streamChars?: number) => string,
   makeInspector: (
     intrinsics: PreludeIntrinsics,
     printf: typeof makePrintf,
@@ -78,7 +80,15 @@ export function preludeMain(
     installPolyfill(Math, global);
   });
 
-  let config = { logBytes: 0, valueBytes: 0, hostCalls: 0, timers: 0, maxDelayMs: 0, depthLimit: 0 };
+  let config = {
+    logBytes: 0,
+    valueBytes: 0,
+    hostCallBytes: 0,
+    hostCalls: 0,
+    timers: 0,
+    maxDelayMs: 0,
+    depthLimit: 0,
+  };
   let logs: PreludeLogWriter | undefined;
   let logBuffer: SharedArrayBuffer | undefined;
   const writeLog = (level: number, text: string) => logs?.write(level, text);
@@ -211,9 +221,22 @@ export function preludeMain(
         let encoded: string;
         try {
           // Runs the program's toJSON methods and Proxy traps: what they throw rejects this call.
-          encoded = writeJson(positional ? args : count === 0 ? null : first, 1 / 0, config.depthLimit);
+          // Unbounded (the host measures and refuses, listing the call), but a Map, Set or iterator stops at the budget.
+          encoded = writeJson(
+            positional ? args : count === 0 ? null : first,
+            1 / 0,
+            config.depthLimit,
+            config.hostCallBytes,
+          );
         } catch (error) {
           return rejected(error);
+        }
+        if (encoded === 'L') {
+          return rejected(
+            new ErrorConstructor(
+              `The call's argument is more than ${config.hostCallBytes} bytes of JSON; the limit is ${config.hostCallBytes} bytes per call. An iterator in it is read only up to that.`,
+            ),
+          );
         }
         callCount += 1;
         if (callCount > config.hostCalls + 1) {

@@ -10,6 +10,8 @@ export interface WorkerProcessBoot {
   readonly memoryBytes: number;
   readonly logBytes: number;
   readonly valueBytes: number;
+  /** A host call's argument budget: an iterator in an argument is read only up to it. */
+  readonly hostCallBytes: number;
   readonly hostCalls: number;
   readonly timers: number;
   readonly wallTimeMs: number;

@@ -105,6 +105,7 @@ export function spawnWorkerProcess(
     memoryBytes: settings.memoryBytes,
     logBytes: settings.logBytes,
     valueBytes: settings.valueBytes,
+    hostCallBytes: settings.hostCallBytes,
     hostCalls: settings.hostCalls,
     timers: settings.timers,
     wallTimeMs: settings.wallTimeMs,

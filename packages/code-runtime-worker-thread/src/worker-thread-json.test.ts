@@ -69,7 +69,10 @@ describe('worker-thread JSON at the boundary', () => {
     const cases: Array<[string, string]> = [
       ['return { ratio: 0 / 0 };', '$.ratio is NaN'],
       ['return { id: 10n };', '$.id is a BigInt'],
-      ['return { index: new Map([[1, 2]]) };', '$.index is a Map'],
+      ['return { index: new Map([[{}, 2]]) };', '$.index is a Map with an object as a key'],
+      ["return { index: new Map<unknown, number>([[1, 2], ['1', 3]]) };", '$.index is a Map with two keys'],
+      ['return { when: new Date(Number.NaN) };', '$.when is an invalid Date'],
+      ['return { bytes: new Uint8Array(2) };', '$.bytes is a Uint8Array'],
       ['class Money { amount = 1 }\nreturn [new Money()];', '$[0] is a Money'],
       ['return { call() {} };', '$.call is a function'],
       ['const loop: any = { name: 1 }; loop.self = loop;\nreturn loop;', '$.self is a cycle'],
@@ -79,5 +82,115 @@ describe('worker-thread JSON at the boundary', () => {
       expect(!result.ok && result.failure.kind).toBe('invalid-output');
       expect(!result.ok && result.failure.message).toContain(message);
     }
+  });
+
+  it('converts by the boundary table in the result and in host-call arguments', async () => {
+    const received: unknown[] = [];
+    const echo: HostFunction = async (input) => {
+      received.push(input);
+      return input;
+    };
+    const program = `
+      function* squares() { for (let n = 0; n < 3; n += 1) yield n * n; }
+      const value = {
+        counts: new Map<unknown, number>([['bug', 2], [7, 1]]),
+        tags: new Set(['b', 'a']),
+        numbers: new Set([10, 9]),
+        squares: squares(),
+        keys: new Map([['x', 1]]).keys(),
+        settled: await Promise.allSettled([Promise.reject(new TypeError('bad input'))]),
+      };
+      const echoed = await tools.echo(value);
+      return { echoed, again: value };`;
+    const result = await runtime.run({ program, bindings: { tools: { echo } } });
+    const expected = {
+      counts: { bug: 2, '7': 1 },
+      tags: ['a', 'b'],
+      numbers: [9, 10],
+      squares: [0, 1, 4],
+      keys: ['x'],
+      settled: [{ status: 'rejected', reason: { error: 'TypeError: bad input' } }],
+    };
+    expect(received).toEqual([expected]);
+    // The generators were spent by the call: the result holds what they yielded then, as Python does not re-read.
+    expect(result).toMatchObject({
+      ok: true,
+      value: { echoed: expected, again: { ...expected, squares: [], keys: [] } },
+    });
+  });
+
+  it('stops an endless generator at the budget, in the result and in an argument', async () => {
+    let calls = 0;
+    const echo: HostFunction = async (input) => {
+      calls += 1;
+      return input;
+    };
+    const small = createWorkerThreadCodeRuntime({ poolSize: 1, valueBytes: 10_000, hostCallBytes: 10_000 });
+    try {
+      const endless = 'function* endless() { for (let n = 0; ; n += 1) yield { n, text: "x".repeat(100) }; }';
+      const returned = await small.run({
+        program: `${endless}
+return { items: endless() };`,
+      });
+      expect(!returned.ok && returned.failure.kind).toBe('output-limit');
+      const sent = await small.run({
+        program: `${endless}
+try { await tools.echo({ items: endless() }); } catch (error) { return (error as Error).message; }`,
+        bindings: { tools: { echo } },
+      });
+      expect(sent).toMatchObject({
+        ok: true,
+        value: expect.stringMatching(/^The call's argument is more than 10000 bytes/),
+      });
+      expect(calls).toBe(0);
+    } finally {
+      await small.dispose();
+    }
+  });
+
+  it('answers hostile shapes with a clear failure naming the path', async () => {
+    const cases: Array<[string, string, string]> = [
+      [
+        'function* broken() { yield 1; throw new Error("disk gone"); }\nreturn { rows: broken() };',
+        'invalid-output',
+        '$.rows is an iterator that threw Error: disk gone while it was read',
+      ],
+      [
+        'const error = new Error("kept"); Object.defineProperty(error, "name", { get() { throw new Error("getter ran"); } });\nreturn [error];',
+        'ok',
+        '',
+      ],
+      [
+        'const big = new Map(); for (let n = 0; n < 1_000_000; n += 1) big.set("k" + n, n);\nreturn { big };',
+        'output-limit',
+        '',
+      ],
+      ['const error = new Error("m".repeat(100_000));\nreturn { error };', 'ok', ''],
+      [
+        'let deep: any = new Set([1]); for (let n = 0; n < 2000; n += 1) deep = new Set([deep]);\nreturn deep;',
+        'invalid-output',
+        'nested deeper than 512 levels',
+      ],
+      [
+        'const m: any = new Map(); m.set("self", m);\nreturn { m };',
+        'invalid-output',
+        '$.m.self is a cycle back to $.m',
+      ],
+      [
+        'return { odd: new Proxy(new Map([["a", 1]]), {}) };',
+        'invalid-output',
+        '$.odd is an iterator that threw TypeError',
+      ],
+    ];
+    for (const [program, kind, message] of cases) {
+      const result = await runtime.run({ program });
+      expect(result.ok ? 'ok' : result.failure.kind, program).toBe(kind);
+      if (!result.ok) expect(result.failure.message).toContain(message);
+    }
+    const error = await runtime.run({
+      program:
+        'const error = new Error("kept"); Object.defineProperty(error, "name", { get() { throw new Error("getter ran"); } });\nreturn [error, new Error("m".repeat(100_000))];',
+    });
+    expect(error.ok && error.value).toEqual([{ error: 'Error: kept' }, { error: `Error: ${'m'.repeat(10_000)}…` }]);
   });
 });

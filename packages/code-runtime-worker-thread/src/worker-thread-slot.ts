@@ -52,6 +52,7 @@ export class WorkerSlot {
       preludeConfig: JSON.stringify({
         logBytes: boot.logBytes,
         valueBytes: boot.valueBytes,
+        hostCallBytes: boot.hostCallBytes,
         hostCalls: boot.hostCalls,
         timers: boot.timers,
         maxDelayMs: boot.wallTimeMs,

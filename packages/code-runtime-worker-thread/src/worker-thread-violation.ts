@@ -90,6 +90,12 @@ export function rebuildViolation(violation: ReportedViolation): unknown {
         return define([], Symbol('key'), null);
       case 'object-symbols':
         return define({}, Symbol('key'), null);
+      case 'invalid-date':
+        return new Date(Number.NaN);
+      case 'map-key':
+        return rebuildMap(typeof detail === 'string' ? detail : 'object');
+      case 'iterator-threw':
+        return throwingIterable(typeof detail === 'string' ? detail : 'Error');
       default:
         return undefined;
     }
@@ -100,4 +106,53 @@ export function rebuildViolation(violation: ReportedViolation): unknown {
 function define<Target extends object>(target: Target, key: PropertyKey, value: unknown): Target {
   Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
   return target;
+}
+
+/** A key of the type the prelude named (`typeof`, `null`, or a non-finite number's text). */
+function keyOfType(type: string, text = ''): unknown {
+  switch (type) {
+    case 'string':
+      return text;
+    case 'number':
+      return Number(text);
+    case 'null':
+      return null;
+    case 'undefined':
+      return undefined;
+    case 'boolean':
+      return true;
+    case 'bigint':
+      return 0n;
+    case 'symbol':
+      return Symbol('key');
+    case 'function':
+      return () => {};
+    default:
+      return /^-?(?:NaN|Infinity)$/.test(type) ? Number(type) : {};
+  }
+}
+
+/** A Map the boundary refuses as the prelude's did: a key of that type, or two keys with the same text (`same:<type>:<type>:<text>`). */
+function rebuildMap(detail: string): Map<unknown, null> {
+  const same = /^same:(\w+):(\w+):([\s\S]*)$/.exec(detail);
+  if (same === null) return new Map([[keyOfType(detail), null]]);
+  const [, first, second, text] = same;
+  return new Map([
+    [keyOfType(first!, text), null],
+    [keyOfType(second!, text), null],
+  ]);
+}
+
+/** An iterable whose iterator throws an error that reads as `text` (the prelude's `Name: message`). */
+function throwingIterable(text: string): object {
+  const iterable = Object.create({
+    [Symbol.iterator]: () => ({
+      next: () => {
+        const error = new Error('');
+        Object.defineProperty(error, 'name', { value: text });
+        throw error;
+      },
+    }),
+  }) as object;
+  return iterable;
 }

@@ -59,6 +59,15 @@ export { RuntimeDisposedError } from './errors/runtime-disposed-error.js';
 export { SluiceError, type SluiceErrorOptions } from './errors/sluice-error.js';
 export { type ForeignTextOptions, foreignErrorMessage, foreignText } from './foreign-text.js';
 export {
+  type CheckedJsonValue,
+  type ConversionProblem,
+  checkJsonValue,
+  conversionProblem,
+  type ToJsonValueOptions,
+  type ToJsonValueResult,
+  toJsonValue,
+} from './json-convert.js';
+export {
   type JsonMeasure,
   jsonDepthLimit,
   jsonPathOf,

@@ -124,6 +124,9 @@ export function measureJson(value: unknown, options: MeasureJsonOptions = {}): J
   }
 }
 
+/** How a `Date` whose time is NaN is refused (a valid one crosses as its ISO string). */
+export const invalidDateProblem = 'an invalid Date (its time is NaN: check what it was made from)';
+
 const thrownOnRead = 'an object that throws when it is read (a Proxy or another exotic object)';
 
 /** The path of the child `key` of `levels[count - 1]` (or of that level itself without a key). */
@@ -266,7 +269,17 @@ function exoticProblem(value: object): string | undefined {
   // A promise here is almost always a call or an async function the program forgot to await.
   if (name === 'Promise')
     return 'a Promise (a call or an async function that was not awaited: write `await` before it)';
+  // A valid Date crosses as its ISO string (toJsonValue), so one met here is usually invalid.
+  if (isInvalidDate(value)) return invalidDateProblem;
   return typeof name === 'string' && name !== ''
     ? `${/^[AEIO]/.test(name) ? 'an' : 'a'} ${name} (only plain objects and arrays are JSON)`
     : 'an object that is not plain';
+}
+
+function isInvalidDate(value: object): boolean {
+  try {
+    return Number.isNaN(Date.prototype.getTime.call(value));
+  } catch {
+    return false;
+  }
 }

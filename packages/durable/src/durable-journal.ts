@@ -1,12 +1,12 @@
 import {
   type Bindings,
+  checkJsonValue,
   describeJsonViolation,
   foreignText,
   type HostCallContext,
   type HostFunction,
   type JsonValue,
   jsonDepthLimit,
-  measureJson,
 } from '@sluice/code-runtime';
 import type { ApprovalAnswer, ApprovalRequest } from '@sluice/permissions';
 import {
@@ -399,16 +399,17 @@ export function interruptedMessage(namespace: string, name: string): string {
  * store never holds what the program did not get. `undefined` is `null`, as for any host call.
  */
 function journalOutcome(value: unknown, binding: string, hooks: JournalHooks): JournalOutcome {
-  const result = value === undefined ? null : value;
-  const measure = measureJson(result, { depthLimit: jsonDepthLimit });
-  let message: string | undefined;
-  if (!measure.ok) {
-    message = `${binding} returned a value that is not JSON: ${describeJsonViolation(measure.violation)}.`;
-  } else if (hooks.resultBytes !== undefined && measure.bytes > hooks.resultBytes) {
-    message = `${binding} returned ${measure.bytes} bytes of JSON; the limit is ${hooks.resultBytes} bytes per call. Ask for less.`;
-  }
-  if (message !== undefined) return { ok: false, message: foreignText(message, hooks.messageBytes) };
-  return { ok: true, value: JSON.parse(JSON.stringify(result)) as JsonValue };
+  // Converted by the boundary's table first (a Map an object, a generator an array, …), as the run controller does.
+  const checked = checkJsonValue(value === undefined ? null : value, {
+    depthLimit: jsonDepthLimit,
+    ...(hooks.resultBytes === undefined ? {} : { limitBytes: hooks.resultBytes }),
+  });
+  if (checked.ok) return { ok: true, value: JSON.parse(JSON.stringify(checked.value)) as JsonValue };
+  const message =
+    checked.violation !== undefined
+      ? `${binding} returned a value that is not JSON: ${describeJsonViolation(checked.violation)}.`
+      : `${binding} returned ${checked.exact ? checked.bytes : `more than ${hooks.resultBytes}`} bytes of JSON; the limit is ${hooks.resultBytes} bytes per call. Ask for less.`;
+  return { ok: false, message: foreignText(message, hooks.messageBytes) };
 }
 
 function settle(outcome: JournalOutcome): Promise<JsonValue> {

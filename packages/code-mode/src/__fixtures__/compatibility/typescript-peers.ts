@@ -82,7 +82,6 @@ export const cloudflarePrograms: readonly CompatibilityCase[] = [
     },
     logs: [],
     calls: ['tools.getWeather', 'tools.getWeather'],
-    gap: 'an Error inside the returned value does not cross the JSON boundary yet: the run ends `invalid-output` ("$[1].reason is an Error …") after both calls were made',
   },
   {
     style: 'Cloudflare code mode: tasks grouped by status with Object.groupBy',

@@ -1,63 +1,15 @@
-import type { CodeRuntimeLanguage, JsonValue } from '@sluice/code-runtime';
+import type { JsonValue } from '@sluice/code-runtime';
 import { describe, expect, it } from 'vitest';
 import { type ConformanceSuite, failureOf, recording, successOf, useRuntime } from './conformance-harness.js';
 import { caseTimeoutMs, conformanceBudgets } from './conformance-options.js';
-import { lines } from './program-lines.js';
 
-/**
- * Programs building the same value in each language's own shapes: a `Map` (TypeScript) or a dict
- * with an int key (Python), sets, a generator, and the errors `Promise.allSettled` or
- * `asyncio.gather(..., return_exceptions=True)` leave in a list. `build()` makes it afresh.
- */
-const builders: Record<CodeRuntimeLanguage, string> = {
-  typescript: lines(
-    'function* squares() { for (let n = 0; n < 3; n += 1) yield n * n; }',
-    'const build = async () => ({',
-    "  counts: new Map<unknown, number>([['bug', 2], [7, 1]]),",
-    "  tags: new Set(['b', 'c', 'a']),",
-    '  numbers: new Set([10, 9, 100]),',
-    '  squares: squares(),',
-    "  settled: await Promise.allSettled([Promise.reject(new TypeError('bad input'))]),",
-    '});',
-  ),
-  python: lines(
-    'import asyncio',
-    'async def failing():',
-    '    raise TypeError("bad input")',
-    'async def build():',
-    '    errors = await asyncio.gather(failing(), return_exceptions=True)',
-    '    return {',
-    '        "counts": {"bug": 2, 7: 1},',
-    '        "tags": {"b", "c", "a"},',
-    '        "numbers": frozenset([10, 9, 100]),',
-    '        "squares": (n * n for n in range(3)),',
-    '        "settled": [{"status": "rejected", "reason": error} for error in errors],',
-    '    }',
-  ),
-};
-
+/** What `boundaryValues` builds, once converted by the table, in either language. */
 const built = {
   counts: { bug: 2, '7': 1 },
   tags: ['a', 'b', 'c'],
   numbers: [9, 10, 100],
   squares: [0, 1, 4],
   settled: [{ status: 'rejected', reason: { error: 'TypeError: bad input' } }],
-};
-
-const endlessGenerator: Record<CodeRuntimeLanguage, string> = {
-  typescript: 'function* endless() { for (let n = 0; ; n += 1) yield { n, text: "abcdefghij" }; }',
-  python: lines(
-    'import itertools',
-    'def endless():',
-    '    for n in itertools.count():',
-    '        yield {"n": n, "text": "abcdefghij"}',
-  ),
-};
-
-const catching: Record<CodeRuntimeLanguage, (call: string) => string> = {
-  typescript: (call) => `try { return await ${call}; } catch (error) { return { error: (error as Error).message }; }`,
-  python: (call) =>
-    lines('try:', `    return await ${call}`, 'except HostCallError as error:', '    return {"error": str(error)}'),
 };
 
 /**
@@ -67,18 +19,12 @@ const catching: Record<CodeRuntimeLanguage, (call: string) => string> = {
 export function describeJsonBoundaryCases(suite: ConformanceSuite): void {
   describe('the JSON boundary', () => {
     const runtime = useRuntime(suite, conformanceBudgets);
-    const { language } = suite;
 
     it(
       'converts maps, sets, generators and errors in the result and in host-call arguments',
       async () => {
         const host = recording((input) => input);
-        const program = lines(
-          builders[language],
-          language === 'python'
-            ? 'return {"returned": await build(), "echoed": await tools.echo(await build())}'
-            : 'return { returned: await build(), echoed: await tools.echo(await build()) };',
-        );
+        const program = suite.programs.boundaryValues;
         const result = successOf(await runtime().run({ program, bindings: { tools: { echo: host } } }));
         expect(host.invocations.map(({ input }) => input)).toEqual([built]);
         expect(result.value).toEqual({ returned: built, echoed: built });
@@ -104,7 +50,7 @@ export function describeJsonBoundaryCases(suite: ConformanceSuite): void {
             at: new Date(Date.UTC(2026, 0, 2, 3, 4, 5)),
             failure: new TypeError('quota exceeded'),
           }) as unknown as JsonValue;
-        const program = language === 'python' ? 'return await tools.give()' : 'return await tools.give();';
+        const program = suite.programs.returnHostValue;
         const result = successOf(await runtime().run({ program, bindings: { tools: { give } } }));
         expect(result.value).toEqual({
           counts: { bug: 2, '7': 1 },
@@ -120,19 +66,14 @@ export function describeJsonBoundaryCases(suite: ConformanceSuite): void {
     it(
       'stops an endless generator at the value budget, returned or given by a host function',
       async () => {
-        const returned = await runtime().run({
-          program: lines(
-            endlessGenerator[language],
-            language === 'python' ? 'return {"items": endless()}' : 'return { items: endless() };',
-          ),
-        });
+        const returned = await runtime().run({ program: suite.programs.returnEndless });
         failureOf(returned, 'output-limit');
         function* endless() {
           for (let n = 0; ; n += 1) yield { n };
         }
         const given = successOf(
           await runtime().run({
-            program: catching[language]('tools.give()'),
+            program: suite.programs.catchHostValue,
             bindings: { tools: { give: () => ({ items: endless() }) as unknown as JsonValue } },
           }),
         );

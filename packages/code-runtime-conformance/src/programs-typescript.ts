@@ -206,4 +206,22 @@ export const typescriptPrograms = {
   ),
   clockAndRandom: 'return { now: Date.now(), random: Math.random() };',
   callThenReturn: lines("console.log('started');", "const reply = await tools.echo('queued');", 'return reply;'),
+  /** The JSON boundary's table: a `Map`, sets, a generator and `Promise.allSettled`'s errors, returned and passed. */
+  boundaryValues: lines(
+    'function* squares() { for (let n = 0; n < 3; n += 1) yield n * n; }',
+    'const build = async () => ({',
+    "  counts: new Map<unknown, number>([['bug', 2], [7, 1]]),",
+    "  tags: new Set(['b', 'c', 'a']),",
+    '  numbers: new Set([10, 9, 100]),',
+    '  squares: squares(),',
+    "  settled: await Promise.allSettled([Promise.reject(new TypeError('bad input'))]),",
+    '});',
+    'return { returned: await build(), echoed: await tools.echo(await build()) };',
+  ),
+  returnHostValue: 'return await tools.give();',
+  returnEndless: lines(
+    'function* endless() { for (let n = 0; ; n += 1) yield { n, text: "abcdefghij" }; }',
+    'return { items: endless() };',
+  ),
+  catchHostValue: 'try { return await tools.give(); } catch (error) { return { error: (error as Error).message }; }',
 } as const;

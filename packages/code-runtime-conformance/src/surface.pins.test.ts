@@ -34,11 +34,13 @@ describe('@sluice/code-runtime-conformance surface', () => {
 
   it('has the same programs, by these names, in every language', () => {
     const names = [
+      'boundaryValues',
       'callFault',
       'callNotGranted',
       'callThenReturn',
       'callWithFunction',
       'catchHostError',
+      'catchHostValue',
       'clockAndRandom',
       'concurrentIdentity',
       'deepArgument',
@@ -59,8 +61,10 @@ describe('@sluice/code-runtime-conformance surface', () => {
       'positionalArguments',
       'probe',
       'returnCycle',
+      'returnEndless',
       'returnExotic',
       'returnFunction',
+      'returnHostValue',
       'returnNaN',
       'returnNothing',
       'returnNull',

@@ -361,8 +361,12 @@ export class GuestRun {
       this.#finish({ kind: 'stopped', cause: this.#stopped, detail: '' }, false);
       return;
     }
-    // QuickJS throws null, or nothing, when even the error object cannot be allocated.
-    if (isNull || isUninitialized || (described.name === 'InternalError' && /out of memory/.test(described.message))) {
+    // QuickJS throws null, or nothing, when even the error object cannot be allocated; an
+    // InternalError whose name or message could not be read back (empty) is the same exhaustion.
+    const exhausted =
+      (described.name === 'InternalError' && (described.message === '' || /out of memory/.test(described.message))) ||
+      (described.name === undefined && /^InternalError:? ?$/.test(described.message));
+    if (isNull || isUninitialized || exhausted) {
       this.#finish({ kind: 'stopped', cause: 'memory', detail: described.message }, false);
       return;
     }

@@ -176,10 +176,10 @@ describe('worker-thread budgets: floods and oversized output', () => {
         'The host-call budget',
       ]);
       const nonJson = await limited.run({
-        program: 'try { await tools.echo({ when: new Map() }); } catch (error) { return (error as Error).message; }',
+        program: 'try { await tools.echo({ when: 10n }); } catch (error) { return (error as Error).message; }',
         bindings: { tools },
       });
-      expect(nonJson.ok && nonJson.value).toContain('$.when is a Map');
+      expect(nonJson.ok && nonJson.value).toContain('$.when is a BigInt');
     } finally {
       await limited.dispose();
     }

@@ -1,11 +1,13 @@
-import { findJsonViolation, jsonDepthLimit, measureJson } from '@sluice/code-runtime';
+import { checkJsonValue, findJsonViolation, jsonDepthLimit, measureJson } from '@sluice/code-runtime';
 import { describe, expect, it } from 'vitest';
 import { captureIntrinsics } from './prelude-intrinsics.js';
 import { makeJsonWriter } from './prelude-json.js';
 import { rebuildViolation } from './worker-thread-violation.js';
 
 // The prelude's writer runs here, in the test's realm, on the same values the contract's checker
-// judges: the first violation it reports, rebuilt on the host, must read exactly the same.
+// judges: the first violation it reports, rebuilt on the host, must read exactly the same. (A Map,
+// Set, iterator or Error is converted by the boundary's table first; its refusals, such as a Map
+// key that is an object, are the conformance suite's json-boundary cases and worker-thread-json's.)
 const writeJson = makeJsonWriter(captureIntrinsics());
 
 class Money {
@@ -37,7 +39,6 @@ const refused: Array<[string, unknown]> = [
   ['symbol key', { nested: withSymbol }],
   ['accessor', { item: accessor }],
   ['class instance', [new Money()]],
-  ['Map', new Map()],
   ['null-prototype class', { odd: Object.create(Object.create(null)) }],
   ['foreign array', { list: Object.setPrototypeOf([], Object.create(Array.prototype)) }],
   ['odd keys', { 'a b': { '0': { __proto__: [Number.NaN] } } }],
@@ -49,13 +50,16 @@ const refused: Array<[string, unknown]> = [
 const converted: Array<[string, unknown, unknown]> = [
   ['a NaN after an omitted undefined', { skipped: undefined, ratio: Number.NaN }, { ratio: Number.NaN }],
   ['a BigInt after an undefined element', { list: [undefined, 1n] }, { list: [null, 1n] }],
-  ['a Date, then a Map', { when: new Date(0), map: new Map() }, { when: new Date(0).toISOString(), map: new Map() }],
+  [
+    'a Date, then a NaN',
+    { when: new Date(0), ratio: Number.NaN },
+    { when: new Date(0).toISOString(), ratio: Number.NaN },
+  ],
   [
     'what a toJSON returned',
     [{ toJSON: () => ({ inner: [Number.POSITIVE_INFINITY] }) }],
     [{ inner: [Number.POSITIVE_INFINITY] }],
   ],
-  ['a Map after an invalid Date', { when: new Date(Number.NaN), index: new Map() }, { when: null, index: new Map() }],
   ['a toJSON that returns undefined at the root', { toJSON: () => undefined }, undefined],
   ['a toJSON that returns a function', { item: { toJSON: () => () => 1 } }, { item: () => 1 }],
 ];
@@ -65,7 +69,10 @@ describe('prelude JSON writer and rebuildViolation', () => {
     const written = writeJson(value, Number.POSITIVE_INFINITY, jsonDepthLimit);
     expect(written[0]).toBe('V');
     const rebuilt = rebuildViolation(JSON.parse(written.slice(1)));
-    expect(findJsonViolation(rebuilt)).toEqual(findJsonViolation(value));
+    // The host reads a value converted by the boundary's table (toJsonValue), then measured.
+    const host = checkJsonValue(value);
+    expect(host.ok).toBe(false);
+    expect(findJsonViolation(rebuilt)).toEqual(host.ok ? undefined : host.violation);
   });
 
   it.each(converted)('reports %s as the contract reads the converted value', (_label, value, equivalent) => {
@@ -97,7 +104,6 @@ describe('prelude JSON writer and rebuildViolation', () => {
     }
     const value = {
       fetchedAt: new Date(1_700_000_000_123),
-      invalid: new Date(Number.NaN),
       cursor: undefined,
       list: [undefined, 1, undefined],
       point: new Point(1, 2),

@@ -29,7 +29,10 @@ export function startTestPostgresProcess(): Promise<TestPostgresProcess> {
   };
   return new Promise((resolve, reject) => {
     child.once('error', reject);
-    void exited.then(() => reject(new Error('The test PostgreSQL process ended before it said where its server is.')));
+    exited.then(
+      () => reject(new Error('The test PostgreSQL process ended before it said where its server is.')),
+      () => {},
+    );
     createInterface({ input: child.stdout }).once('line', (line) => {
       let answer: { connectionString?: string; error?: string };
       try {

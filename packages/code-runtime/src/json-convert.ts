@@ -181,8 +181,10 @@ function convertObject(value: object, state: State, depth: number, key: string |
 function convertMembers(value: object, state: State, depth: number): unknown {
   if (Object.getOwnPropertySymbols(value).length > 0) return value;
   const names = Object.keys(value);
-  count(state, 1 + names.length);
   const array = Array.isArray(value);
+  // The closing bracket, and a comma between members (an object's colons make up for its last one):
+  // a lower bound, so a value of exactly the budget is not stopped.
+  count(state, array ? Math.max(1, names.length) : 1 + names.length);
   const descriptors: PropertyDescriptor[] = [];
   let changed = false;
   for (const name of names) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { toJsonValue } from './json-convert.js';
+import { checkJsonValue, toJsonValue } from './json-convert.js';
 import { measureJson } from './json-measure.js';
 import { describeJsonViolation } from './lossless-json.js';
 
@@ -169,5 +169,43 @@ describe('toJsonValue', () => {
     const result = toJsonValue(deep);
     expect(result.ok).toBe(true);
     expect(measureJson((result as { value: unknown }).value, { depthLimit: 512 }).ok).toBe(false);
+  });
+
+  // Its byte count is a lower bound, to stop early: a value of exactly the budget must still pass,
+  // in every shape that is counted before it is copied (a Set or Map by its size) or as it is read.
+  it.each([
+    ['an array of empty arrays', () => Array.from({ length: 1000 }, () => [])],
+    ['an object', () => Object.fromEntries(Array.from({ length: 500 }, (_, n) => [`k${n}`, n]))],
+    ['a Set of digits', () => new Set(Array.from({ length: 10 }, (_, n) => n))],
+    ['a Set of sets', () => new Set([new Set([1]), new Set([2, 3])])],
+    ['a Map', () => new Map(Array.from({ length: 500 }, (_, n) => [`k${n}`, n % 10]))],
+    [
+      'a Map of empty maps',
+      () =>
+        new Map([
+          ['a', new Map()],
+          ['b', new Map()],
+        ]),
+    ],
+    [
+      'a generator',
+      () =>
+        (function* () {
+          for (let n = 0; n < 1000; n += 1) yield n % 10;
+        })(),
+    ],
+    [
+      'a generator of one',
+      () =>
+        (function* () {
+          yield 1;
+        })(),
+    ],
+    ['an empty Set, Map and generator', () => [new Set(), new Map(), (function* () {})()]],
+  ])('lets %s of exactly the budget through, and stops it one byte under', (_label, make) => {
+    const exact = JSON.stringify(converted(make()));
+    const bytes = Buffer.byteLength(exact);
+    expect(checkJsonValue(make(), { limitBytes: bytes })).toMatchObject({ ok: true, bytes });
+    expect(checkJsonValue(make(), { limitBytes: bytes - 1 })).toMatchObject({ ok: false });
   });
 });

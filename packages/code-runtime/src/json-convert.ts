@@ -122,9 +122,17 @@ const dateGetTime = Date.prototype.getTime;
 const dateToISOString = Date.prototype.toISOString;
 const hopLimit = 1000;
 
+// The count is a lower bound of the JSON written so far, each byte counted once: `convert` counts a
+// container's opening bracket, the container its closing one and the separators between members.
+
 function count(state: State, bytes: number): void {
   state.bytes += bytes;
   if (state.bytes > state.limitBytes) throw new Stop();
+}
+
+/** Stops when `least` more bytes would pass the budget, counting nothing: a collection too large is not copied. */
+function fits(state: State, least: number): void {
+  if (state.bytes + least > state.limitBytes) throw new Stop();
 }
 
 function refuse(state: State, problem: string): never {
@@ -232,8 +240,9 @@ function callToJson(
 
 function convertMap(map: Map<unknown, unknown>, state: State, depth: number): object {
   const size = Reflect.apply(mapSize, map, []) as number;
-  // `"k":0,` at least: a map too large for the budget is refused before it is copied.
-  count(state, 2 + 5 * size);
+  // `"":0` and a comma an entry at least, and the closing brace.
+  fits(state, Math.max(1, 5 * size));
+  count(state, Math.max(1, size));
   const object: Record<string, unknown> = {};
   const kinds: Record<string, string> = {};
   for (const [entryKey, entryValue] of Reflect.apply(mapEntries, map, []) as IterableIterator<[unknown, unknown]>) {
@@ -248,6 +257,7 @@ function convertMap(map: Map<unknown, unknown>, state: State, depth: number): ob
       );
     }
     kinds[name] = typeof entryKey;
+    count(state, name.length + 3);
     state.keys.push(name);
     Object.defineProperty(object, name, {
       value: convert(entryValue, state, depth + 1, name),
@@ -262,7 +272,9 @@ function convertMap(map: Map<unknown, unknown>, state: State, depth: number): ob
 
 function convertSet(set: Set<unknown>, state: State, depth: number): unknown[] {
   const size = Reflect.apply(setSize, set, []) as number;
-  count(state, 1 + 2 * size);
+  // A byte and a comma an item at least, and the closing bracket.
+  fits(state, Math.max(1, 2 * size));
+  count(state, Math.max(1, size));
   const items = [...(Reflect.apply(setValues, set, []) as IterableIterator<unknown>)];
   sortWhenSortable(items);
   return items.map((item, index) => {
@@ -283,7 +295,7 @@ function readIterator(value: object, iterate: (this: unknown) => unknown, state:
   const items: unknown[] = [];
   let iterator: { next?: unknown; return?: unknown } | undefined;
   let finished = false;
-  count(state, 2);
+  count(state, 1);
   try {
     try {
       iterator = Reflect.apply(iterate, value, []) as typeof iterator;
@@ -298,7 +310,7 @@ function readIterator(value: object, iterate: (this: unknown) => unknown, state:
         }
         const item = step.value;
         state.keys.push(items.length);
-        count(state, 1);
+        if (items.length > 0) count(state, 1);
         items.push(convert(item, state, depth + 1, items.length));
         state.keys.pop();
       }

@@ -4,7 +4,7 @@ import { type ConformanceSuite, failureOf, recording, successOf, useRuntime } fr
 import { caseTimeoutMs, conformanceBudgets } from './conformance-options.js';
 
 /** What `boundaryValues` builds, once converted by the table, in either language. */
-const built = {
+export const boundaryValuesBuilt = {
   counts: { bug: 2, '7': 1 },
   tags: ['a', 'b', 'c'],
   numbers: [9, 10, 100],
@@ -26,8 +26,8 @@ export function describeJsonBoundaryCases(suite: ConformanceSuite): void {
         const host = recording((input) => input);
         const program = suite.programs.boundaryValues;
         const result = successOf(await runtime().run({ program, bindings: { tools: { echo: host } } }));
-        expect(host.invocations.map(({ input }) => input)).toEqual([built]);
-        expect(result.value).toEqual({ returned: built, echoed: built });
+        expect(host.invocations.map(({ input }) => input)).toEqual([boundaryValuesBuilt]);
+        expect(result.value).toEqual({ returned: boundaryValuesBuilt, echoed: boundaryValuesBuilt });
       },
       caseTimeoutMs,
     );

@@ -15,6 +15,7 @@ import {
 } from '@sluice/code-runtime-kit';
 import { describe } from 'vitest';
 import { describeDeterminismCases } from './cases-determinism.js';
+import { boundaryValuesBuilt } from './cases-json-boundary.js';
 import type { ConformanceBudgets } from './conformance-options.js';
 import { describeCodeRuntimeConformance } from './describe-code-runtime-conformance.js';
 import { lineOf } from './program-lines.js';
@@ -220,15 +221,8 @@ const behaviours: Record<ConformanceProgramName, Behaviour> = {
   // The boundary's table is the run controller's (checkJsonValue) for what crosses to the host: the
   // stub hands it the values a substrate's encoder would have converted already.
   boundaryValues: async (run) => {
-    const built = {
-      counts: { bug: 2, '7': 1 },
-      tags: ['a', 'b', 'c'],
-      numbers: [9, 10, 100],
-      squares: [0, 1, 4],
-      settled: [{ status: 'rejected', reason: { error: 'TypeError: bad input' } }],
-    };
-    const echoed = await callValue(run, 'tools', 'echo', built);
-    run.finish({ ok: true, value: { returned: built, echoed } });
+    const echoed = await callValue(run, 'tools', 'echo', boundaryValuesBuilt);
+    run.finish({ ok: true, value: { returned: boundaryValuesBuilt, echoed } });
   },
   returnHostValue: async (run) => run.finish({ ok: true, value: await callValue(run, 'tools', 'give') }),
   returnEndless: async (run) => {

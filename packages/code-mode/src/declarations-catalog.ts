@@ -10,6 +10,14 @@ import type { TypeNode } from './schema-model.js';
 /** The namespace of the discovery functions (`sluice.searchTools`, …). No tool may use it. */
 export const discoveryNamespace = 'sluice';
 
+/**
+ * A discovery function's name as a program of `language` calls it: Python's declarations name the
+ * snake_case spelling (`search_tools`), the one PEP 8 and the models write; both work in a run.
+ */
+export function discoveryName(camel: string, language: CodeRuntimeLanguage): string {
+  return language === 'python' ? camel.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`) : camel;
+}
+
 /** The longest namespace instructions shown in the declarations, in characters; `describeNamespace` has them all. */
 export const maxShownInstructions = 800;
 
@@ -176,7 +184,7 @@ export class DeclaredCatalog {
    * instructions (cut past {@link maxShownInstructions} characters) as a comment.
    */
   namespaceOpen(name: string, instructions = true): string {
-    const guide = guideLines(this.namespaces.get(name), instructions);
+    const guide = guideLines(this.namespaces.get(name), instructions, this.language);
     if (this.language === 'python') {
       return `class ${name}:\n${guide.length === 0 ? '' : pythonDocstring(guide, '    ')}`;
     }
@@ -186,7 +194,9 @@ export class DeclaredCatalog {
   /** The end of a namespace block; a Python class needs a statement when it declares no member (comments are none). */
   namespaceClose(name: string, noMembers: boolean, instructions = true): string {
     if (this.language === 'python') {
-      return noMembers && guideLines(this.namespaces.get(name), instructions).length === 0 ? '    ...\n' : '';
+      return noMembers && guideLines(this.namespaces.get(name), instructions, this.language).length === 0
+        ? '    ...\n'
+        : '';
     }
     return '};\n';
   }
@@ -217,7 +227,11 @@ export class DeclaredCatalog {
   }
 }
 
-function guideLines(namespace: CatalogNamespace | undefined, instructions: boolean): string[] {
+function guideLines(
+  namespace: CatalogNamespace | undefined,
+  instructions: boolean,
+  language: CodeRuntimeLanguage,
+): string[] {
   const lines: string[] = [];
   if (namespace === undefined) return lines;
   if (namespace.description !== '') lines.push(...namespace.description.split(/\r?\n/));
@@ -227,7 +241,7 @@ function guideLines(namespace: CatalogNamespace | undefined, instructions: boole
     const shown =
       characters.length <= maxShownInstructions
         ? namespace.instructions
-        : `${characters.slice(0, maxShownInstructions).join('').trimEnd()}… (the rest: sluice.describeNamespace(${JSON.stringify(namespace.name)}))`;
+        : `${characters.slice(0, maxShownInstructions).join('').trimEnd()}… (the rest: sluice.${discoveryName('describeNamespace', language)}(${JSON.stringify(namespace.name)}))`;
     lines.push(...shown.split(/\r?\n/).map((line) => line.trimEnd()));
   }
   return lines;

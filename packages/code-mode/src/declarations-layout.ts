@@ -1,4 +1,4 @@
-import type { CatalogEntry, DeclaredCatalog } from './declarations-catalog.js';
+import { type CatalogEntry, type DeclaredCatalog, discoveryName } from './declarations-catalog.js';
 import { countTokens as estimateTokens, surelyFits } from './declarations-tokens.js';
 import { compare } from './declarations-typescript.js';
 
@@ -199,7 +199,7 @@ function render(
     }
     if (more > 0) {
       const search = python
-        ? `await sluice.searchTools("words", namespace=${JSON.stringify(namespace.name)})`
+        ? `await sluice.search_tools("words", namespace=${JSON.stringify(namespace.name)})`
         : `await sluice.searchTools("words", { namespace: ${JSON.stringify(namespace.name)} })`;
       summaries.push(
         `${python ? '    #' : '  //'} ${summaries.length + members.length > 0 ? '…and ' : ''}${more} more: ${search}\n`,
@@ -221,6 +221,7 @@ function discoveryHeader(
 ): string {
   const python = catalog.language === 'python';
   const comment = python ? '#' : '//';
+  const named = (camel: string) => `sluice.${discoveryName(camel, catalog.language)}`;
   let full = 0;
   let summarized = 0;
   for (const level of levels.values()) {
@@ -233,12 +234,12 @@ function discoveryHeader(
     const counted = offeredCount - full - summarized;
     lines.push(
       `${offeredCount} tools: ${full} declared in full below, ${summarized} listed as \`name: summary\`${counted > 0 ? `, ${counted} only counted` : ''}.`,
-      `Before calling one not declared in full, get its declaration: \`await sluice.describeTool(${JSON.stringify(example)})\`.`,
+      `Before calling one not declared in full, get its declaration: \`await ${named('describeTool')}(${JSON.stringify(example)})\`.`,
     );
   }
   if (deferred.length > 0) {
     lines.push(
-      `${deferred.length} more tool${deferred.length === 1 ? ' is' : 's are'} loaded on demand: \`sluice.searchTools\` finds and loads them, \`sluice.loadTools\` loads them by name.`,
+      `${deferred.length} more tool${deferred.length === 1 ? ' is' : 's are'} loaded on demand: \`${named('searchTools')}\` finds and loads them, \`${named('loadTools')}\` loads them by name.`,
     );
   }
   return `${lines.map((line) => `${comment} ${line}`).join('\n')}\n${python ? pythonDiscoveryStub : typescriptDiscoveryStub}\n`;
@@ -257,14 +258,14 @@ const typescriptDiscoveryStub = `declare const sluice: {
 
 const pythonDiscoveryStub = `class sluice:
     @staticmethod
-    async def searchTools(query: str, *, namespace: str = ..., limit: int = ...) -> list[dict[str, str]]:
+    async def search_tools(query: str, *, namespace: str = ..., limit: int = ...) -> list[dict[str, str]]:
         """Up to 10 tools ({"name", "summary"}; limit at most 25) matching the words in names, descriptions and parameters, best first; loads deferred ones found."""
     @staticmethod
-    async def describeTool(name: str) -> str:
+    async def describe_tool(name: str) -> str:
         """The full declaration of one tool, with its input and output types, by "namespace.name"."""
     @staticmethod
-    async def describeNamespace(name: str) -> dict[str, Any]:
+    async def describe_namespace(name: str) -> dict[str, Any]:
         """What a namespace is for ({"name", "description", "instructions", "tools"}), how to use it, and its tools."""
     @staticmethod
-    async def loadTools(names: list[str]) -> str:
+    async def load_tools(names: list[str]) -> str:
         """Loads deferred tools by "namespace.name" for the rest of the conversation; returns their declarations."""`;

@@ -1,5 +1,5 @@
 import { metrics, type Span, trace } from '@opentelemetry/api';
-import { normalizeBindings } from '@sluice/code-runtime';
+import { type HostFunction, normalizeBindings } from '@sluice/code-runtime';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RunController } from './run-controller.js';
 import { defaultRunLimits } from './run-limits.js';
@@ -27,7 +27,7 @@ const brokenSpan = new Proxy({} as Span, {
   get: (_target, key) => (key === 'spanContext' ? thrower : thrower),
 });
 
-function controller(tools: Record<string, (input: unknown) => unknown>): RunController {
+function controller(tools: Record<string, HostFunction>): RunController {
   return new RunController({
     bindings: normalizeBindings({ tools }),
     limits: defaultRunLimits,

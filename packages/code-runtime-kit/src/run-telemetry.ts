@@ -34,6 +34,9 @@ interface Instruments {
 
 let cached: Instruments | undefined;
 
+/** Bucket bounds of the duration histograms, in seconds: a few milliseconds up to the longest wall-clock budgets. */
+const secondsBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
+
 /**
  * The run metrics, made from the meter provider registered now. Made again when another provider
  * has been registered since (the API hands out no proxy for meters), so an SDK registered after
@@ -49,10 +52,12 @@ function instruments(): Instruments {
     duration: meter.createHistogram('sluice.run.duration', {
       description: 'Wall-clock time of a run from the start of its program to its end.',
       unit: 's',
+      advice: { explicitBucketBoundaries: secondsBuckets },
     }),
     queue: meter.createHistogram('sluice.run.queue.duration', {
       description: 'Time a run waited for a free substrate before its program started.',
       unit: 's',
+      advice: { explicitBucketBoundaries: secondsBuckets },
     }),
     active: meter.createUpDownCounter('sluice.run.active', {
       description: 'Runs started and not yet ended (queued ones included).',

@@ -1,5 +1,5 @@
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import type { CodeRuntime } from '@sluice/code-runtime';
+import type { CodeRuntime, JsonValue } from '@sluice/code-runtime';
 import { createPythonCodeRuntime } from '@sluice/code-runtime-python';
 import { createQuickJsCodeRuntime } from '@sluice/code-runtime-quickjs';
 import { createWorkerThreadCodeRuntime } from '@sluice/code-runtime-worker-thread';
@@ -37,9 +37,10 @@ describe.each(providers)('run telemetry on the %s provider', (id, create, progra
 
   const bindings = (seen: Array<string | undefined>) => ({
     tools: {
-      add: (input: { a: number; b: number }) => {
+      add: (input: JsonValue) => {
         seen.push(trace.getActiveSpan()?.spanContext().spanId);
-        return typeof input.a === 'number' ? input.a + input.b : 0;
+        const { a, b } = input as { a: unknown; b: unknown };
+        return typeof a === 'number' && typeof b === 'number' ? a + b : 0;
       },
       boom: () => {
         throw new Error('the tool broke');

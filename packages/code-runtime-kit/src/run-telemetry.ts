@@ -98,6 +98,8 @@ export class RunTelemetry {
   /** The context host functions are called in: the caller's, with the run span active. */
   #context: Context | undefined;
   readonly #metricAttributes: Attributes = {};
+  /** The instruments the run was counted in as active: it leaves the same ones, even if the SDK changed meanwhile. */
+  #started: Instruments | undefined;
   #ended = false;
 
   constructor(options: RunTelemetryOptions) {
@@ -120,7 +122,8 @@ export class RunTelemetry {
       );
       this.#span = span;
       this.#context = trace.setSpan(parent, span);
-      instruments().active.add(1, this.#metricAttributes);
+      this.#started = instruments();
+      this.#started.active.add(1, this.#metricAttributes);
     });
   }
 
@@ -133,36 +136,45 @@ export class RunTelemetry {
   end(result: CodeRunResult): void {
     if (this.#ended) return;
     this.#ended = true;
+    let outcome = 'unknown';
     quietly(() => {
-      const outcome = result.ok ? 'ok' : cutUtf8(String(result.failure.kind), nameBytes);
-      const usage = result.usage;
-      const span = this.#span;
-      if (span !== undefined) {
-        const attributes: Attributes = {
-          'sluice.run.outcome': outcome,
-          'sluice.run.usage.wall_ms': finite(usage.wallMs),
-          'sluice.run.usage.queued_ms': finite(usage.queuedMs),
-          'sluice.run.usage.host_calls': finite(usage.hostCalls),
-          'sluice.run.usage.output_bytes': finite(usage.outputBytes),
-        };
-        if (usage.cpuMs !== undefined) attributes['sluice.run.usage.cpu_ms'] = finite(usage.cpuMs);
-        if (usage.peakMemoryBytes !== undefined) {
-          attributes['sluice.run.usage.peak_memory_bytes'] = finite(usage.peakMemoryBytes);
-        }
-        if (!result.ok) {
-          attributes['error.type'] = outcome;
-          span.setStatus({ code: SpanStatusCode.ERROR, message: outcome });
-        }
-        span.setAttributes(attributes);
-        span.end();
-      }
+      outcome = result.ok ? 'ok' : cutUtf8(String(result.failure.kind), nameBytes);
+    });
+    quietly(() => this.#endSpan(result, outcome));
+    quietly(() => {
+      this.#started?.active.add(-1, this.#metricAttributes);
       const recorded = instruments();
-      recorded.active.add(-1, this.#metricAttributes);
       const withOutcome = { ...this.#metricAttributes, 'sluice.run.outcome': outcome };
       recorded.runs.add(1, withOutcome);
-      recorded.duration.record(finite(usage.wallMs) / 1000, withOutcome);
-      recorded.queue.record(finite(usage.queuedMs) / 1000, this.#metricAttributes);
+      recorded.duration.record(finite(result.usage.wallMs) / 1000, withOutcome);
+      recorded.queue.record(finite(result.usage.queuedMs) / 1000, this.#metricAttributes);
     });
+  }
+
+  #endSpan(result: CodeRunResult, outcome: string): void {
+    const span = this.#span;
+    if (span === undefined) return;
+    // Without an SDK (or sampled out) the span records nothing: its attributes are not even built.
+    if (span.isRecording()) {
+      const { usage } = result;
+      const attributes: Attributes = {
+        'sluice.run.outcome': outcome,
+        'sluice.run.usage.wall_ms': finite(usage.wallMs),
+        'sluice.run.usage.queued_ms': finite(usage.queuedMs),
+        'sluice.run.usage.host_calls': finite(usage.hostCalls),
+        'sluice.run.usage.output_bytes': finite(usage.outputBytes),
+      };
+      if (usage.cpuMs !== undefined) attributes['sluice.run.usage.cpu_ms'] = finite(usage.cpuMs);
+      if (usage.peakMemoryBytes !== undefined) {
+        attributes['sluice.run.usage.peak_memory_bytes'] = finite(usage.peakMemoryBytes);
+      }
+      if (!result.ok) {
+        attributes['error.type'] = outcome;
+        span.setStatus({ code: SpanStatusCode.ERROR, message: outcome });
+      }
+      span.setAttributes(attributes);
+    }
+    span.end();
   }
 }
 

@@ -81,6 +81,7 @@ export abstract class CodeRuntimeBase implements CodeRuntime {
       signal,
       onEvent,
       runtimeId: this.id,
+      language: this.language,
     });
     if (run.ended) return run.run;
 

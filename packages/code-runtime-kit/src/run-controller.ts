@@ -22,6 +22,7 @@ import { notGrantedMessage } from './binding-suggestions.js';
 import { FifoQueue } from './fifo-queue.js';
 import { LogBuffer } from './log-buffer.js';
 import type { RunLimits } from './run-limits.js';
+import { type HostCallErrorType, type HostCallTelemetry, RunTelemetry } from './run-telemetry.js';
 
 /** The most UTF-8 bytes of a cancel or abort reason kept in a failure. */
 const reasonBytes = 1024;
@@ -50,11 +51,14 @@ export interface RunControllerOptions {
   readonly onEvent?: ((event: CodeRunEvent) => void) | undefined;
   /** The runtime's id, named in the `unavailable` failure: `'worker-thread'`. */
   readonly runtimeId?: string;
+  /** The runtime's language, an attribute of the run's span: `'javascript'`. */
+  readonly language?: string;
 }
 
 interface PendingCall {
   readonly record: { callId: string; namespace: string; name: string; ok: boolean; ms: number; error?: string };
   readonly startedAt: number;
+  readonly telemetry: HostCallTelemetry;
   done: boolean;
 }
 
@@ -91,9 +95,12 @@ export class RunController {
   #callCount = 0;
   #removeRequestListener: (() => void) | undefined;
   #settled = false;
+  /** The run's span and metrics; started here, in the context active when the run is created. */
+  readonly #telemetry: RunTelemetry;
 
   constructor(private readonly options: RunControllerOptions) {
     this.signal = this.#abort.signal;
+    this.#telemetry = new RunTelemetry({ runId: this.id, runtimeId: options.runtimeId, language: options.language });
     this.#logs = new LogBuffer(options.limits.logBytes);
     this.result = new Promise((resolve) => {
       this.#resolve = resolve;
@@ -194,9 +201,11 @@ export class RunController {
     }
     this.#callCount += 1;
     const callId = `c${this.#callCount}`;
+    const entry = this.options.bindings.get(`${namespace}.${name}`);
     const call: PendingCall = {
       record: { callId, namespace, name, ok: false, ms: 0 },
       startedAt: performance.now(),
+      telemetry: this.#telemetry.hostCall(`${namespace}.${name}`, callId, entry !== undefined),
       done: false,
     };
     this.#calls.push(call);
@@ -208,26 +217,29 @@ export class RunController {
     // A listener may have ended the run from that event: the call is already recorded as ended, and must not run.
     if (this.ended) return undefined;
 
-    const entry = this.options.bindings.get(`${namespace}.${name}`);
     const refusal = this.#refusal(namespace, name, entry, measure);
-    if (refusal !== undefined) return this.#end(call, { ok: false, error: refusal });
+    if (refusal !== undefined) return this.#end(call, { ok: false, error: refusal }, 'refused');
     if (!(await this.#acquireSlot())) return undefined;
     try {
       // Raced against the end, so a host function that ignores its signal cannot keep the provider waiting.
+      // Invoked in the call's span, so what the host function does (an upstream MCP call) joins the trace.
       const value: unknown = await Promise.race([
-        entry!.fn(
-          input as JsonValue,
-          args === undefined
-            ? { runId: this.id, callId, signal: this.signal }
-            : { runId: this.id, callId, signal: this.signal, positional: args },
+        call.telemetry.invoke(() =>
+          entry!.fn(
+            input as JsonValue,
+            args === undefined
+              ? { runId: this.id, callId, signal: this.signal }
+              : { runId: this.id, callId, signal: this.signal, positional: args },
+          ),
         ),
         this.result,
       ]);
       if (this.ended) return undefined;
-      return this.#end(call, this.#checkResult(namespace, name, value));
+      const reply = this.#checkResult(namespace, name, value);
+      return this.#end(call, reply, reply.ok ? undefined : 'invalid_result');
     } catch (error) {
       if (this.ended) return undefined;
-      return this.#end(call, { ok: false, error: foreignText(error, this.options.limits.hostCallBytes) });
+      return this.#end(call, { ok: false, error: foreignText(error, this.options.limits.hostCallBytes) }, 'tool_error');
     } finally {
       this.#releaseSlot();
     }
@@ -274,7 +286,11 @@ export class RunController {
     this.#removeRequestListener?.();
     for (const call of this.#calls) {
       if (!call.done)
-        this.#end(call, { ok: false, error: 'The run ended before this call finished; its result was dropped.' });
+        this.#end(
+          call,
+          { ok: false, error: 'The run ended before this call finished; its result was dropped.' },
+          'run_ended',
+        );
     }
     const wallMs = this.elapsedMs;
     const queuedMs = (this.#startedAt ?? performance.now()) - this.#createdAt;
@@ -294,11 +310,11 @@ export class RunController {
         outputBytes: this.#logs.keptBytes + valueBytes,
       },
     };
-    this.#resolve(
-      settled.ok
-        ? { ...base, ok: true, ...(settled.value === undefined ? {} : { value: settled.value as JsonValue }) }
-        : { ...base, ok: false, failure: wellFormedFailure(settled.failure) },
-    );
+    const result: CodeRunResult = settled.ok
+      ? { ...base, ok: true, ...(settled.value === undefined ? {} : { value: settled.value as JsonValue }) }
+      : { ...base, ok: false, failure: wellFormedFailure(settled.failure) };
+    this.#telemetry.end(result);
+    this.#resolve(result);
   }
 
   /**
@@ -372,9 +388,10 @@ export class RunController {
     this.#waiting.shift()?.();
   }
 
-  #end(call: PendingCall, reply: HostReply): HostReply {
+  #end(call: PendingCall, reply: HostReply, errorType?: HostCallErrorType): HostReply {
     const { record } = call;
     call.done = true;
+    call.telemetry.end(errorType);
     record.ok = reply.ok;
     record.ms = performance.now() - call.startedAt;
     // The program gets the host's text as it was; what is recorded for the caller (and a model) is well-formed.

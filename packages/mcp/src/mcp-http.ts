@@ -32,6 +32,7 @@ import {
 } from './mcp-http-sessions.js';
 import { type ServeSettings, withListenAddress } from './mcp-serve-config.js';
 import { type McpCaller, McpService, type PauseAnswer, packageVersion, pauseQuestion } from './mcp-service.js';
+import { createServeTelemetry } from './serve-telemetry.js';
 
 /** Options for {@link createSluiceHttpServer}. */
 export interface SluiceHttpServerOptions {
@@ -156,6 +157,8 @@ export function createSluiceHttpServer(
           ? {}
           : { resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(new URL(publicUrl)) }),
       });
+  const telemetry = createServeTelemetry(settings, process.env, log);
+  telemetry.mount(app, authenticate);
   const notAllowed = (_request: Request, response: Response) => {
     response
       .status(405)
@@ -370,6 +373,7 @@ export function createSluiceHttpServer(
   return {
     service,
     async listen() {
+      await telemetry.start();
       await service.checkAtStart();
       await service.startUpstreams();
       const server = app.listen(settings.port, settings.host);
@@ -417,6 +421,7 @@ export function createSluiceHttpServer(
         await service.close();
         await Promise.race([Promise.allSettled([...requests]), new Promise((resolve) => setTimeout(resolve, 2_000))]);
         http?.closeAllConnections();
+        await telemetry.shutdown();
       })();
       return closing;
     },

@@ -52,6 +52,16 @@ export interface ServeSettings {
   readonly maxRequestBytes: number;
   /** How long runs in flight may take to finish on SIGTERM, in ms. Default 10,000. */
   readonly shutdownTimeoutMs: number;
+  /** The Prometheus metrics endpoint (`sluice.serve.metrics`); `undefined` serves none. */
+  readonly metrics: ServeMetrics | undefined;
+}
+
+/** `sluice.serve.metrics`, checked: where the Prometheus text endpoint is and whether a scrape authenticates. */
+export interface ServeMetrics {
+  /** The path, `/metrics` by default. */
+  readonly path: string;
+  /** Whether a scrape must authenticate as a call to `/mcp` does. Default `true`. */
+  readonly auth: boolean;
 }
 
 /** The port `sluice serve` listens on by default. */
@@ -84,6 +94,7 @@ export interface ServeEntry {
   readonly queue?: number;
   readonly maxRequestBytes?: number;
   readonly shutdownTimeoutMs?: number;
+  readonly metrics?: { readonly path?: string; readonly auth?: boolean };
 }
 
 /** The SHA-256 of a bearer token, in hex: what `sluice.serve.auth.tokens[].sha256` holds. */
@@ -202,7 +213,20 @@ export function parseServeSettings(
     queue: entry.queue ?? 16,
     maxRequestBytes: entry.maxRequestBytes ?? 4 * 1024 * 1024,
     shutdownTimeoutMs: entry.shutdownTimeoutMs ?? 10_000,
+    metrics: parseServeMetrics(entry.metrics),
   };
+}
+
+/** Paths the server serves itself, which the metrics endpoint cannot take. */
+const reservedPaths = ['/mcp', '/healthz', '/readyz'];
+
+function parseServeMetrics(entry: ServeEntry['metrics']): ServeMetrics | undefined {
+  if (entry === undefined) return undefined;
+  const path = entry.path ?? '/metrics';
+  if (reservedPaths.includes(path) || path.startsWith('/.well-known/')) {
+    fail('sluice.serve.metrics.path', `is ${JSON.stringify(path)}, which the server already serves; use /metrics`);
+  }
+  return { path, auth: entry.auth ?? true };
 }
 
 /**

@@ -13,6 +13,7 @@ import {
   type ServerNotification,
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
+import { context } from '@opentelemetry/api';
 import { ResultSpill, type RunCodeOutcome, readOutputToolName } from '@sluice/code-mode';
 import { type CodeRunEvent, type CodeRuntime, foreignText, InvalidSettingsError } from '@sluice/code-runtime';
 import { createPythonCodeRuntime } from '@sluice/code-runtime-python';
@@ -35,6 +36,7 @@ import { durableOutputSchema, durableStructured } from './mcp-durable-result.js'
 import type { Admission } from './mcp-fair-share.js';
 import { RunStoreGate } from './mcp-run-store.js';
 import { checkPolicyNames, checkRuntimeReady } from './mcp-startup-checks.js';
+import { contextFromMeta, countPausesWaiting } from './mcp-telemetry.js';
 import { RunProgress } from './run-progress.js';
 import {
   type UpstreamLogMessage,
@@ -275,7 +277,19 @@ export class McpService {
    * durable run's pauses as they come), `read_output`, `search_tools`, `describe_tool` and
    * `resume_run`. Throws `McpError` only for an unknown tool; every failure of a run is a result.
    */
-  async callTool(
+  callTool(
+    connection: McpConnection,
+    request: CallToolRequest,
+    extra: RequestHandlerExtra<ServerRequest, ServerNotification>,
+    caller?: McpCaller,
+  ): Promise<CallToolResult> {
+    // A caller that sends W3C trace context in `_meta` gets its runs' spans under its own span.
+    return context.with(contextFromMeta(request.params._meta), () =>
+      this.#callTool(connection, request, extra, caller),
+    );
+  }
+
+  async #callTool(
     connection: McpConnection,
     request: CallToolRequest,
     extra: RequestHandlerExtra<ServerRequest, ServerNotification>,
@@ -377,7 +391,8 @@ export class McpService {
       // A paused durable run: ask the client's user now, and go on with their answer.
       for (;;) {
         if (outcome.durable?.status !== 'paused') break;
-        const decision = await ask(outcome.durable.pause, controller.signal);
+        countPausesWaiting(1);
+        const decision = await ask(outcome.durable.pause, controller.signal).finally(() => countPausesWaiting(-1));
         if (decision === undefined) break;
         const { token } = outcome.durable.pause;
         outcome = await placed(() => current.runCode.decide(token, decision, runOptions), true);

@@ -8,6 +8,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { foreignText, type JsonValue } from '@sluice/code-runtime';
 import type { UpstreamRestartPolicy, UpstreamServerConfig } from './mcp-config.js';
+import { traceMeta } from './mcp-telemetry.js';
 import { upstreamCallSignal } from './upstream-call-signal.js';
 import { type UpstreamLogMessage, type UpstreamProgress, upstreamLogLine } from './upstream-notices.js';
 import { isTimeout, isUnreachable, reason, startFailureReason, unreachableReason } from './upstream-reasons.js';
@@ -166,9 +167,12 @@ export class UpstreamServer {
       throw new Error(`${this.name}.${toolName} takes one object of named arguments, got ${describeValue(input)}.`);
     }
     const link = upstreamCallSignal(signal);
+    // The trace context of the host call's span, so the upstream's spans join the run's trace.
+    const meta = traceMeta();
     let result: CallToolResult;
     try {
-      result = (await client.callTool({ name: toolName, arguments: argumentsObject }, undefined, {
+      const params = { name: toolName, arguments: argumentsObject, ...(meta === undefined ? {} : { _meta: meta }) };
+      result = (await client.callTool(params, undefined, {
         signal: link.signal,
         timeout: noRequestTimeout,
         ...this.#progressOption(toolName, origin),

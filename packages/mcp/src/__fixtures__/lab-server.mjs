@@ -79,6 +79,11 @@ if (mode === 'hang-at-start') {
     events.push(`called ${name}`);
     // LAB_LEDGER: a file every call is appended to, so tests across processes count what really ran.
     if (process.env.LAB_LEDGER) appendFileSync(process.env.LAB_LEDGER, `${JSON.stringify({ name, input })}\n`);
+    // LAB_TRACE_LEDGER: the W3C trace context each call carried in _meta, for the telemetry tests.
+    if (process.env.LAB_TRACE_LEDGER) {
+      const traceparent = request.params._meta?.traceparent ?? null;
+      appendFileSync(process.env.LAB_TRACE_LEDGER, `${JSON.stringify({ name, traceparent })}\n`);
+    }
     const text = (value) => ({ content: [{ type: 'text', text: value }] });
     switch (name) {
       case 'add':

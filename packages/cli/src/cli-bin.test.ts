@@ -310,7 +310,10 @@ describe('sluice (the built command)', slow, () => {
 
   it('answers each bad input with one sentence and exit 2', async () => {
     const cases: [string[], string][] = [
-      [[], 'sluice: Name a command: run, resume, declarations, demo, mcp or serve.\nRun "sluice --help" for usage.\n'],
+      [
+        [],
+        'sluice: Name a command: run, resume, declarations, demo, mcp, serve or console.\nRun "sluice --help" for usage.\n',
+      ],
       [
         ['run', 'fan-out.ts', '--fast'],
         'sluice: Unknown option --fast for sluice run.\nRun "sluice run --help" for usage.\n',

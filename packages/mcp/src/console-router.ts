@@ -345,13 +345,17 @@ export function createConsoleRouter(options: ConsoleOptions): Router {
       } catch (error) {
         log(`console: live updates could not read the run store: ${foreignText(error, 1024)}`);
       }
-      if (!stopped) timer = setTimeout(tick, pollMs);
+      if (!stopped) timer = setTimeout(next, pollMs);
     };
     request.on('close', () => {
       stopped = true;
       clearTimeout(timer);
     });
-    void tick();
+    // tick catches what it can; a write to a socket that closed meanwhile is nothing to report.
+    const next = () => {
+      tick().catch(() => {});
+    };
+    next();
   }
 
   function sendPage(

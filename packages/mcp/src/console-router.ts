@@ -57,7 +57,12 @@ export interface ConsoleOptions {
    * Continues a run after a decision was recorded here (`sluice serve`); never rejects. Without it
    * (`sluice console`), the decision is recorded and the page says how to continue the run.
    */
-  readonly continueRun?: (run: RunRecord, pause: PauseRecord, decision: PauseDecision) => ContinueResult;
+  readonly continueRun?: (
+    run: RunRecord,
+    pause: PauseRecord,
+    decision: PauseDecision,
+    decider: ConsoleSession,
+  ) => ContinueResult;
   /** The command that continues a decided run, shown when {@link continueRun} is absent. */
   readonly resumeHint?: (run: RunRecord) => string;
   /** Budgets runs get (label → value), shown on a run's page; absent when this console does not know them. */
@@ -309,7 +314,7 @@ export function createConsoleRouter(options: ConsoleOptions): Router {
       log(
         `console: ${session.principal} ${decision.decision === 'allow' ? 'approved' : 'denied'} ${pause.tool} of run ${runId}`,
       );
-      const result = options.continueRun?.(run, decided, decided.decision ?? decision) ?? 'recorded';
+      const result = options.continueRun?.(run, decided, decided.decision ?? decision, session) ?? 'recorded';
       response.redirect(303, `${target}?notice=${result}`);
     });
   });

@@ -1,6 +1,7 @@
 import { foreignText } from '@sluice/code-runtime';
 import type { PauseDecision, PauseRecord, RunRecord } from '@sluice/run-store';
 import type { Router } from 'express';
+import type { ConsoleSession } from './console-auth.js';
 import { type ContinueResult, createConsoleRouter } from './console-router.js';
 import type { FairShare } from './mcp-fair-share.js';
 import { createServeTokenVerifier } from './mcp-http-auth.js';
@@ -50,7 +51,12 @@ export function serveConsole(options: ServeConsoleOptions): Router {
     budgets.Value = `${limits.valueBytes} bytes`;
   }
 
-  const continueInBackground = async (principal: string, pause: PauseRecord, decision: PauseDecision) => {
+  const continueInBackground = async (
+    principal: string,
+    scopes: readonly string[],
+    pause: PauseRecord,
+    decision: PauseDecision,
+  ) => {
     const idle = new AbortController();
     const place = await share.admit(principal, idle.signal, { queueAlways: true });
     if ('busy' in place) {
@@ -60,7 +66,7 @@ export function serveConsole(options: ServeConsoleOptions): Router {
       return;
     }
     try {
-      const catalog = await service.catalog({ principal, scopes: [] });
+      const catalog = await service.catalog({ principal, scopes });
       const outcome = await catalog.runCode.decide(
         pause.token,
         decision.decision === 'allow'
@@ -84,12 +90,14 @@ export function serveConsole(options: ServeConsoleOptions): Router {
     principalOf,
     budgets,
     log,
-    continueRun(run: RunRecord, pause: PauseRecord, decision: PauseDecision): ContinueResult {
+    continueRun(run: RunRecord, pause: PauseRecord, decision: PauseDecision, decider: ConsoleSession): ContinueResult {
       const principal = principalOf(run.start.conversation);
       if (principal === undefined) return 'recorded';
       if (replies.answerPause({ runId: pause.runId, seq: pause.seq }, principal, decision.decision === 'allow'))
         return 'answered';
-      continueInBackground(principal, pause, decision).catch((error: unknown) => {
+      // The principal's own scopes when it decided; an operator deciding for another principal knows none of its scopes.
+      const scopes = decider.principal === principal ? decider.scopes : [];
+      continueInBackground(principal, scopes, pause, decision).catch((error: unknown) => {
         log(`console: run ${pause.runId} could not continue after the decision: ${foreignText(error, 2048)}`);
       });
       return 'continuing';

@@ -63,6 +63,7 @@ th, td { text-align: left; vertical-align: top; padding: .35rem .5rem; border-bo
 .calls { padding: 0; }
 .notice { border: 1px solid var(--accent); border-radius: .4rem; padding: .5rem .8rem; }
 .pause { border: 2px solid var(--wait); border-radius: .4rem; padding: .5rem 1rem; }
+.skip { position: absolute; left: -999px; } .skip:focus { left: 1rem; top: .5rem; background: Canvas; padding: .25rem .5rem; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
 @media (max-width: 40rem) { body { padding: 0 .6rem 2rem; } th, td { display: block; border: 0; padding: .1rem 0; } tr { display: block; border-bottom: 1px solid var(--line); padding: .4rem 0; } }
 `;
@@ -97,6 +98,7 @@ export function page(frame: PageFrame, body: SafeHtml): string {
 <style nonce="${frame.nonce}">${new SafeHtml(style)}</style>
 </head>
 <body>
+<a class="skip" href="#main">Skip to content</a>
 <header>
 <a href="${frame.base}/">Sluice console</a>
 ${frame.principal === undefined ? undefined : html`<span>Signed in as <strong>${frame.principal}</strong></span>`}

@@ -1,6 +1,7 @@
 // The one build recipe every package uses: esbuild bundles each entry to ESM in dist/ (workspace
 // and npm dependencies stay external), and the TypeScript compiler writes the declarations.
 // Run from a package folder: `tsx ../../scripts/build-package.ts`.
+import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { build, type Plugin } from 'esbuild';
@@ -11,9 +12,11 @@ interface PackageJson {
   /**
    * `entries`: the files bundled (default `src/index.ts`). `splitting`: shared code and what an
    * entry imports with `import()` go to chunks of their own, loaded when first imported (the CLI,
-   * whose commands start their substrate before they load the rest).
+   * whose commands start their substrate before they load the rest). `afterBuild`: scripts of the
+   * package run with tsx, in order, once dist/ is written, to add what is not bundled code (the run
+   * store's pre-initialised PGlite database).
    */
-  sluice?: { entries?: string[]; splitting?: boolean };
+  sluice?: { entries?: string[]; splitting?: boolean; afterBuild?: string[] };
 }
 
 const packageDir = process.cwd();
@@ -39,6 +42,17 @@ await build({
 });
 
 emitDeclarations();
+
+for (const script of packageJson.sluice?.afterBuild ?? []) {
+  const result = spawnSync(process.execPath, ['--import', 'tsx', join(packageDir, script)], {
+    cwd: packageDir,
+    stdio: 'inherit',
+  });
+  if (result.status !== 0) {
+    console.error(`${packageJson.name}: ${script} failed (exit ${result.status ?? result.signal})`);
+    process.exit(1);
+  }
+}
 
 /**
  * `import source from 'guest-bundle:./file.ts'`: the file bundled on its own with its npm

@@ -5,7 +5,7 @@ import type { PolicyDefinition, Tool } from '@sluice/permissions';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createRunCodeTool } from './run-code-tool.js';
 
-// Debian's python3 with python3-matplotlib and python3-pandas (`node scripts/install-python-data.mjs`), or SLUICE_DATA_PYTHON.
+// Debian's python3 with python3-matplotlib and python3-pandas (`node scripts/install-test-packages.mjs`), or SLUICE_DATA_PYTHON.
 const python = [process.env.SLUICE_DATA_PYTHON, '/usr/bin/python3'].find(
   (candidate) =>
     candidate !== undefined &&
@@ -14,7 +14,7 @@ const python = [process.env.SLUICE_DATA_PYTHON, '/usr/bin/python3'].find(
 );
 if (python === undefined) {
   console.warn(
-    'code mode python figures test skipped: no interpreter imports matplotlib and pandas; run scripts/install-python-data.mjs',
+    'code mode python figures test skipped: no interpreter imports matplotlib and pandas; run scripts/install-test-packages.mjs',
   );
 }
 

@@ -1,6 +1,6 @@
 // Runs the README's "Data analysis" example on a real interpreter and writes the chart it returns to
 // docs/images/python-data-analysis-chart.png. Needs Debian's python3 with numpy, pandas and matplotlib
-// (`node scripts/install-python-data.mjs`); PYTHON overrides the interpreter.
+// (`node scripts/install-test-packages.mjs`); PYTHON overrides the interpreter.
 // `npx tsx packages/code-runtime-python/scripts/draw-readme-chart.ts` after building the package.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

@@ -1,13 +1,14 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InvalidSettingsError } from '@sluice/code-runtime';
 import { afterAll, describe, expect, it } from 'vitest';
 import { directoryLockName } from './pglite-directory-lock.js';
-import { createPGliteRunStore } from './pglite-run-store.js';
+import { createPGliteRunStore, openPGlite, pgliteClient, pgliteTemplateUrl } from './pglite-run-store.js';
 import { describeRunStoreBehaviour, rejectionOf } from './run-store-behaviour.test-helper.js';
 import { RunStoreError } from './run-store-errors.js';
+import { runStoreMigrations } from './run-store-migrations.js';
 
 const work = mkdtempSync(join(tmpdir(), 'sluice-run-store-pglite-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -32,6 +33,47 @@ describe('createPGliteRunStore', () => {
     const store = createPGliteRunStore({ dataDir });
     await store.close();
     expect(existsSync(dataDir)).toBe(false);
+  });
+});
+
+describe('a new PGlite database', () => {
+  const versions = async (directory: string | undefined, template?: () => Uint8Array | undefined) => {
+    const database = await openPGlite(directory, template);
+    try {
+      const { rows } = await database.query<{ version: number }>(
+        'SELECT version FROM sluice_run_store_migrations ORDER BY version',
+      );
+      return rows.map((row) => Number(row.version));
+    } catch (error) {
+      return String(error);
+    } finally {
+      await pgliteClient(database, () => undefined).close();
+    }
+  };
+
+  it("starts from the build's template, every migration already applied, in memory and in a directory", {
+    timeout: 60_000,
+  }, async () => {
+    expect(existsSync(pgliteTemplateUrl)).toBe(true);
+    const all = runStoreMigrations.map((migration) => migration.version);
+    expect(await versions(undefined)).toEqual(all);
+    expect(await versions(join(work, 'from-template'))).toEqual(all);
+  });
+
+  it('runs initdb instead when the template does not load, and keeps the files the directory had', {
+    timeout: 60_000,
+  }, async () => {
+    const directory = join(work, 'bad-template');
+    mkdirSync(directory);
+    writeFileSync(join(directory, 'notes.txt'), 'mine');
+    // Without a template's migrations, the table is missing until a store migrates the database.
+    expect(await versions(directory, () => new TextEncoder().encode('not a tarball'))).toMatch(
+      /sluice_run_store_migrations/,
+    );
+    expect(readFileSync(join(directory, 'notes.txt'), 'utf8')).toBe('mine');
+    const store = createPGliteRunStore({ dataDir: directory });
+    await expect(store.listRuns()).resolves.toEqual([]);
+    await store.close();
   });
 });
 

@@ -5,7 +5,7 @@ export const dataModules = ['numpy', 'pandas', 'matplotlib'] as const;
 
 /**
  * An interpreter that imports numpy, pandas and matplotlib: `SLUICE_DATA_PYTHON`, else Debian's
- * `/usr/bin/python3` (where `node scripts/install-python-data.mjs` puts them), else `python3` on `PATH`
+ * `/usr/bin/python3` (where `node scripts/install-test-packages.mjs` puts them), else `python3` on `PATH`
  * (often a pyenv interpreter without them). `{ skip }` says why there is none, for the tests to print.
  */
 export function findDataPython(): { readonly executable: string } | { readonly skip: string } {
@@ -17,6 +17,6 @@ export function findDataPython(): { readonly executable: string } | { readonly s
     if (result.status === 0) return { executable };
   }
   return {
-    skip: `none of ${candidates.join(', ')} imports ${dataModules.join(', ')}; run \`node scripts/install-python-data.mjs\` as root on Debian (or set SLUICE_DATA_PYTHON)`,
+    skip: `none of ${candidates.join(', ')} imports ${dataModules.join(', ')}; run \`node scripts/install-test-packages.mjs\` as root on Debian (or set SLUICE_DATA_PYTHON)`,
   };
 }

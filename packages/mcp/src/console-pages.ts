@@ -91,6 +91,8 @@ export function runListPage(input: {
   items: readonly ListItem[];
   operator: boolean;
   more: RunRecord | undefined;
+  /** The digest of the items shown, for live updates. */
+  seen: string;
 }): SafeHtml {
   const { base, filters, items, operator, more } = input;
   const query = new URLSearchParams();
@@ -98,8 +100,10 @@ export function runListPage(input: {
   if (filters.principal !== undefined) query.set('principal', filters.principal);
   if (filters.from !== undefined) query.set('from', localTime(filters.from));
   if (filters.to !== undefined) query.set('to', localTime(filters.to));
-  const events = `${base}/events${query.size === 0 ? '' : `?${query}`}`;
   const next = new URLSearchParams(query);
+  const live = new URLSearchParams(query);
+  live.set('seen', input.seen);
+  const events = `${base}/events?${live.toString()}`;
   if (more !== undefined) next.set('after', `${more.createdAt}:${more.start.runId}`);
   return html`<h1>Runs</h1>
 <form class="filters" method="get" action="${base}/" role="search" aria-label="Filter runs">
@@ -154,6 +158,8 @@ export interface RunPageInput {
   readonly run: RunRecord;
   readonly journal: readonly JournalEntry[];
   readonly pauses: readonly PauseRecord[];
+  /** The digest of the run's state shown, for live updates. */
+  readonly seen: string;
   readonly principal: string | undefined;
   readonly csrf: string;
   readonly notice: string | undefined;
@@ -173,7 +179,7 @@ export function runPage(input: RunPageInput): SafeHtml {
   const failedLine = numberOf(failure?.line);
   const notice = input.notice === undefined ? undefined : notices[input.notice];
   const lines = run.start.program.split('\n');
-  return html`<div id="run" data-events="${base}/runs/${encodeURIComponent(runId)}/events">
+  return html`<div id="run" data-events="${base}/runs/${encodeURIComponent(runId)}/events?seen=${input.seen}">
 <p><a href="${base}/">← All runs</a></p>
 <h1>Run ${runId}</h1>
 ${notice === undefined ? undefined : html`<p class="notice" role="status">${notice}</p>`}

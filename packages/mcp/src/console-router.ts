@@ -1,6 +1,8 @@
+import { createHash } from 'node:crypto';
 import type { OAuthTokenVerifier } from '@modelcontextprotocol/sdk/server/auth/provider.js';
 import { failureKinds, foreignText } from '@sluice/code-runtime';
 import {
+  type JournalEntry,
   type PauseDecision,
   type PauseRecord,
   type RunListQuery,
@@ -209,11 +211,12 @@ export function createConsoleRouter(options: ConsoleOptions): Router {
       const filters = listFilters(request.query, operator(session));
       const items = await listItems(session, filters);
       const more = items.length === pageSize ? items[items.length - 1]?.run : undefined;
+      const seen = digest(runListItems(base, items, operator(session)).text);
       sendPage(
         response,
         200,
         'Runs',
-        runListPage({ base, filters, items, operator: operator(session), more }),
+        runListPage({ base, filters, items, operator: operator(session), more, seen }),
         session,
         filters.after === undefined ? listScript : undefined,
       );
@@ -250,6 +253,7 @@ export function createConsoleRouter(options: ConsoleOptions): Router {
           run,
           journal,
           pauses,
+          seen: digest(runSignature(run, journal, pauses)),
           principal: options.principalOf(run.start.conversation),
           csrf: session.csrf,
           notice,
@@ -281,12 +285,7 @@ export function createConsoleRouter(options: ConsoleOptions): Router {
           store.readJournal(runId),
           store.listPauses(runId),
         ]);
-        return JSON.stringify([
-          run?.status,
-          run?.updatedAt,
-          journal.map((entry) => entry.outcomeAt ?? 0),
-          pauses.map((pause) => pause.decision ?? null),
-        ]);
+        return runSignature(run, journal, pauses);
       },
       'changed',
       () => '1',
@@ -333,20 +332,22 @@ export function createConsoleRouter(options: ConsoleOptions): Router {
       'X-Accel-Buffering': 'no',
     });
     response.flushHeaders();
-    let last: string | undefined;
+    // The page says what it showed (`seen`), so a change between its rendering and the first poll is not missed.
+    let last: string | undefined = typeof request.query.seen === 'string' ? request.query.seen : undefined;
     let stopped = false;
     let timer: NodeJS.Timeout | undefined;
     const tick = async () => {
       try {
         const rendered = await render();
-        if (last !== undefined && rendered !== last) {
+        const current = digest(rendered);
+        if (last !== undefined && current !== last) {
           const lines = data(rendered)
             .split(/\r\n|\r|\n/)
             .map((line) => `data: ${line}`)
             .join('\n');
           response.write(`event: ${event}\n${lines}\n\n`);
         } else response.write(': waiting\n\n');
-        last = rendered;
+        last = current;
       } catch (error) {
         log(`console: live updates could not read the run store: ${foreignText(error, 1024)}`);
       }
@@ -416,6 +417,25 @@ export function createConsoleRouter(options: ConsoleOptions): Router {
   return router;
 }
 
+/** A short digest of what a live page shows, to tell whether it changed. */
+function digest(text: string): string {
+  return createHash('sha256').update(text).digest('base64url').slice(0, 22);
+}
+
+/** What a run's page shows that can change: its status, calls' outcomes and decisions. */
+function runSignature(
+  run: RunRecord | undefined,
+  journal: readonly JournalEntry[],
+  pauses: readonly PauseRecord[],
+): string {
+  return JSON.stringify([
+    run?.status,
+    run?.updatedAt,
+    journal.map((entry) => entry.outcomeAt ?? 0),
+    pauses.map((pause) => pause.decision ?? null),
+  ]);
+}
+
 /** A status filter as a query: runs in that state, or finished with those outcome kinds. */
 function statusQuery(status: string | undefined): Pick<RunListQuery, 'status' | 'outcomeKinds'> {
   if (status === 'running' || status === 'paused' || status === 'finished') return { status };
@@ -477,6 +497,8 @@ const runScript = `(() => {
   const main = document.getElementById('run');
   if (!main || !window.EventSource) return;
   const source = new EventSource(main.dataset.events);
+  // A reload must not cancel a decision being sent: once a form is submitted, the page stops listening.
+  document.addEventListener('submit', () => source.close());
   source.addEventListener('changed', () => {
     const typing = [...document.querySelectorAll('textarea')].some((field) => field.value !== '');
     if (!typing) location.reload();

@@ -175,6 +175,15 @@ describe('the console of sluice serve', () => {
     expect(sse.status).toBe(401);
   });
 
+  it('signs out only with the CSRF token, clearing the cookie', async () => {
+    const browser = await signIn(tokens.bob);
+    expect((await post('/console/logout', browser, {})).status).toBe(403);
+    const out = await post('/console/logout', browser, { csrf: browser.csrf });
+    expect(out.status).toBe(303);
+    expect(out.headers.get('location')).toBe('/console/login');
+    expect(out.headers.get('set-cookie')).toMatch(/^sluice-console=; Max-Age=0/);
+  });
+
   it('refuses a forged or foreign cookie: another secret, a tampered principal, an /mcp session id', async () => {
     const { cookie } = await signIn(tokens.bob);
     const [name] = cookie.split('=') as [string];

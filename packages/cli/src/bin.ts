@@ -19,7 +19,7 @@ for (const name of ['SIGINT', 'SIGTERM'] as const) {
 }
 
 const [command, ...rest] = process.argv.slice(2);
-if (command !== 'mcp' && command !== 'serve') {
+if (command !== 'mcp' && command !== 'serve' && command !== 'console') {
   // A one-shot command's process is gone within seconds: V8's optimising tier for WebAssembly
   // (QuickJS, PGlite's PostgreSQL) would cost more CPU than it saves. With a budget 55 times the
   // default it starts only for code that runs hot for long, so a long compute-bound program still gets
@@ -28,6 +28,16 @@ if (command !== 'mcp' && command !== 'serve') {
   setFlagsFromString('--wasm-tiering-budget=100000000');
 }
 try {
+  if (command === 'console') {
+    // Loaded only for `sluice console`: the operator console of a local run store, until Ctrl-C.
+    const { runConsoleCommand } = await import('@sluice/mcp');
+    process.exitCode = await runConsoleCommand(
+      rest,
+      { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr },
+      controller.signal,
+    );
+    process.exit();
+  }
   if (command === 'mcp' || command === 'serve') {
     // Loaded only for `sluice mcp` and `sluice serve`: the MCP SDK is not needed to run a program.
     const { runMcpCommand, runServeCommand } = await import('@sluice/mcp');

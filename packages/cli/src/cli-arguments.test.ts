@@ -142,11 +142,14 @@ describe('parseCommandLine', () => {
 
   it('refuses each bad command line with one sentence', () => {
     const cases: [string[], string][] = [
-      [[], 'Name a command: run, resume, declarations, demo, mcp or serve.'],
-      [['launch'], 'Unknown command "launch"; the commands are run, resume, declarations, demo, mcp and serve.'],
+      [[], 'Name a command: run, resume, declarations, demo, mcp, serve or console.'],
+      [
+        ['launch'],
+        'Unknown command "launch"; the commands are run, resume, declarations, demo, mcp, serve and console.',
+      ],
       [
         ['help', 'launch'],
-        'Unknown help topic "launch"; the commands are run, resume, declarations, demo, mcp and serve.',
+        'Unknown help topic "launch"; the commands are run, resume, declarations, demo, mcp, serve and console.',
       ],
       [['run'], 'sluice run needs a program file, such as program.ts or program.py, or - for stdin.'],
       [['run', 'a.ts', 'b.ts'], 'sluice run takes one program file, but also got "b.ts".'],

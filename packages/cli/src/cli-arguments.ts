@@ -14,7 +14,7 @@ export type CliCommand =
   | { readonly command: 'version' }
   | { readonly command: 'demo' }
   /** `sluice mcp`: its arguments are `@sluice/mcp`'s to read. */
-  | { readonly command: 'mcp' | 'serve'; readonly argv: readonly string[] }
+  | { readonly command: 'mcp' | 'serve' | 'console'; readonly argv: readonly string[] }
   | {
       readonly command: 'run';
       /** A path relative to the working directory, or `-` for stdin. */
@@ -60,7 +60,7 @@ export type CliCommand =
       readonly budgets: BudgetSettings;
     };
 
-const commandList = 'run, resume, declarations, demo, mcp and serve';
+const commandList = 'run, resume, declarations, demo, mcp, serve and console';
 
 /** Parses `argv` (without `node` and the script). Throws {@link UsageError} with one sentence for anything wrong. */
 export function parseCommandLine(argv: readonly string[]): CliCommand {
@@ -79,7 +79,8 @@ export function parseCommandLine(argv: readonly string[]): CliCommand {
   if (spec === undefined) {
     throw usage(`Unknown command ${JSON.stringify(first)}; the commands are ${commandList}.`);
   }
-  if (spec.name === 'mcp' || spec.name === 'serve') return { command: spec.name, argv: rest };
+  if (spec.name === 'mcp' || spec.name === 'serve' || spec.name === 'console')
+    return { command: spec.name, argv: rest };
   const parsed = parse(spec, rest);
   if (parsed === 'help') return { command: 'help', topic: spec.name };
   const { values, positionals } = parsed;

@@ -139,6 +139,23 @@ describe('sluice (the built command)', slow, () => {
     const mcp = await sluice('mcp', '--help');
     expect(mcp.code).toBe(0);
     expect(mcp.stdout + mcp.stderr).toMatch(/^Usage: sluice mcp --config/);
+    expect(stdout).toMatch(/^ {2}console +Serves the operator console/m);
+    const console = await sluice('console', '--help');
+    expect(console.code).toBe(0);
+    expect(console.stdout).toMatch(/^Usage: sluice console --run-store/);
+  });
+
+  it('serves the console of a store with sluice console, printing its URL, until Ctrl-C', async () => {
+    const { child, output } = start(['console', '--run-store', 'console-runs', '--port', '0'], bin, {});
+    const done = finished(child, output);
+    await until(() => /^http:\/\/127\.0\.0\.1:\d+\/console\/$/m.test(output.stdout));
+    const url = output.stdout.trim();
+    const page = await fetch(url);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('x-frame-options')).toBe('DENY');
+    expect(await page.text()).toContain('No runs match.');
+    child.kill('SIGINT');
+    expect((await done).code).toBe(0);
   });
 
   it('runs a program piped on stdin when the program is -', async () => {
@@ -310,7 +327,10 @@ describe('sluice (the built command)', slow, () => {
 
   it('answers each bad input with one sentence and exit 2', async () => {
     const cases: [string[], string][] = [
-      [[], 'sluice: Name a command: run, resume, declarations, demo, mcp or serve.\nRun "sluice --help" for usage.\n'],
+      [
+        [],
+        'sluice: Name a command: run, resume, declarations, demo, mcp, serve or console.\nRun "sluice --help" for usage.\n',
+      ],
       [
         ['run', 'fan-out.ts', '--fast'],
         'sluice: Unknown option --fast for sluice run.\nRun "sluice run --help" for usage.\n',

@@ -12,7 +12,7 @@ export interface OptionSpec {
 
 /** One command: its synopsis, what it does, and its options. */
 export interface CommandSpec {
-  readonly name: 'run' | 'resume' | 'declarations' | 'demo' | 'mcp' | 'serve';
+  readonly name: 'run' | 'resume' | 'declarations' | 'demo' | 'mcp' | 'serve' | 'console';
   readonly synopsis: string;
   /** One line for the overview. */
   readonly summary: string;
@@ -182,6 +182,14 @@ its wall clock.`,
     options: [],
     positionals: 0,
   },
+  {
+    name: 'console',
+    synopsis: 'sluice console --run-store <directory|postgres URL> [--port <n>]',
+    summary: 'Serves the operator console for a local run store: runs, their calls, and approvals.',
+    description: '',
+    options: [],
+    positionals: 0,
+  },
 ];
 
 /** The overview `sluice --help` prints, listing every command. */
@@ -197,7 +205,7 @@ Run "sluice <command> --help" for a command's options. "sluice --version" prints
 `;
 }
 
-/** The help of one command (not `mcp` or `serve`, which print their own). */
+/** The help of one command (not `mcp`, `serve` or `console`, which print their own). */
 export function commandHelpText(spec: CommandSpec): string {
   const labels = spec.options.map(
     (option) =>

@@ -33,6 +33,7 @@ export async function runCli(argv: readonly string[], io: CliIo, signal?: AbortS
         return await (await import('./cli-declarations.js')).declarationsCommand(command, io);
       case 'mcp':
       case 'serve':
+      case 'console':
         throw new UsageError(
           `sluice ${command.command} serves until the process is stopped; run it with the sluice command.`,
         );
@@ -49,9 +50,10 @@ export async function runCli(argv: readonly string[], io: CliIo, signal?: AbortS
 async function helpText(topic: string | undefined): Promise<string> {
   const spec = commandSpecs.find((candidate) => candidate.name === topic);
   if (spec === undefined) return overviewText();
-  if (spec.name !== 'mcp' && spec.name !== 'serve') return commandHelpText(spec);
-  // Loaded only for this: `sluice mcp` and `sluice serve` document their own options.
-  const { mcpUsageText, serveUsage } = await import('@sluice/mcp');
+  if (spec.name !== 'mcp' && spec.name !== 'serve' && spec.name !== 'console') return commandHelpText(spec);
+  // Loaded only for this: `sluice mcp`, `sluice serve` and `sluice console` document their own options.
+  const { consoleUsage, mcpUsageText, serveUsage } = await import('@sluice/mcp');
+  if (spec.name === 'console') return consoleUsage;
   return spec.name === 'mcp' ? mcpUsageText : serveUsage();
 }
 

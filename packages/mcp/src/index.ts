@@ -1,3 +1,5 @@
+export { consoleUsage, runConsoleCommand } from './console-command.js';
+export { consoleOperatorScope } from './console-router.js';
 export {
   type McpCommandIo,
   type McpCommandOptions,

@@ -147,6 +147,57 @@ describe('two sluice serve replicas on one PostgreSQL', () => {
     }
   });
 
+  it("approves in one replica's console a pause the other asks its client about: the call runs once and the client gets the outcome", async () => {
+    const client = await balancedClient([a], () => 0, { elicitation: {} });
+    let asked: () => void = () => {};
+    const wasAsked = new Promise<void>((resolve) => {
+      asked = resolve;
+    });
+    // The client's user never answers: a person approves in b's console instead.
+    client.setRequestHandler(ElicitRequestSchema, () => {
+      asked();
+      return new Promise(() => {});
+    });
+    try {
+      const before = ledgerCounts().echo ?? 0;
+      const call = client.callTool(
+        { name: 'run_code', arguments: { code: "return await lab.echo({ text: 'approved in b console' });" } },
+        undefined,
+        { timeout: 120_000 },
+      );
+      await wasAsked;
+      const console = new URL('/console/', b.url);
+      const login = await fetch(new URL('login', console), {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ token }),
+      });
+      const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] as string;
+      const list = await (await fetch(new URL('?status=paused', console), { headers: { cookie } })).text();
+      const runPath = /href="(\/console\/runs\/[^"]+)"/.exec(list)?.[1];
+      expect(runPath, list).toBeDefined();
+      const page = await (await fetch(new URL(runPath as string, console), { headers: { cookie } })).text();
+      const csrf = /name="csrf" value="([^"]+)"/.exec(page)?.[1] as string;
+      const decided = await fetch(new URL(`${runPath}/pauses/1`, console), {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ csrf, decision: 'allow' }),
+      });
+      // b has no client waiting on it: it continues the run itself, as a watches it for its client.
+      expect(decided.headers.get('location')).toContain('notice=continuing');
+      const result = await call;
+      expect(resultValue(result), `${resultText(result)}\n--- a ---\n${a.stderr()}\n--- b ---\n${b.stderr()}`).toBe(
+        'approved in b console',
+      );
+      await until(() => /console: run durable_[\w-]+ continued/.test(b.stderr()), 'b to finish its continuation');
+      expect((ledgerCounts().echo ?? 0) - before).toBe(1);
+    } finally {
+      await client.close();
+    }
+  });
+
   // Known bug, found by `pnpm --filter @sluice/bench serve-load`: the full text of a cut result is
   // kept in a temporary folder of the replica that ran the program (ResultSpill), so read_output
   // through any other replica answers that no output is kept. When it is fixed, make this `it`.

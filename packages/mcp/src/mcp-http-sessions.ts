@@ -110,6 +110,22 @@ export class ReplyRouter {
     return true;
   }
 
+  /**
+   * Answers, as the client would, every elicitation of `principal` this process sent about the
+   * paused call at `place` and still waits on (`accept` for an approval, `decline` for a denial), so
+   * the request that asked goes on with the decision; `false` when none here waits.
+   */
+  answerPause(place: PausePlace, principal: string, approve: boolean): boolean {
+    const prefix = `${requestIdPrefix}:pause:${encodeURIComponent(place.runId)}:${place.seq}:`;
+    const ids = [...this.#waiting.entries()]
+      .filter(([id, waiting]) => id.startsWith(prefix) && waiting.principal === principal)
+      .map(([id]) => id);
+    for (const id of ids) {
+      this.deliver({ jsonrpc: '2.0', id, result: { action: approve ? 'accept' : 'decline', content: {} } }, principal);
+    }
+    return ids.length > 0;
+  }
+
   /** The paused call an answer's id names, for an answer no transport here waits for. */
   static pausePlace(message: JSONRPCMessage): PausePlace | undefined {
     if (!('id' in message) || typeof message.id !== 'string') return undefined;

@@ -19,6 +19,7 @@ import {
 import { type CodeRuntime, foreignText, InvalidSettingsError } from '@sluice/code-runtime';
 import type { DurablePause } from '@sluice/durable';
 import express, { type NextFunction, type Request, type Response } from 'express';
+import { consolePath, serveConsole } from './console-serve.js';
 import type { SluiceMcpConfig } from './mcp-config.js';
 import { FairShare } from './mcp-fair-share.js';
 import { callerOf, createServeTokenVerifier } from './mcp-http-auth.js';
@@ -122,6 +123,8 @@ export function createSluiceHttpServer(
     const upstreams = service.upstreams.map((upstream) => ({ name: upstream.name, status: upstream.status }));
     response.status(state === 'ready' ? 200 : 503).json({ status: state, upstreams, runs: share.load });
   });
+  // The operator console: its own sign-in (a bearer token turned into a session cookie), CSRF checks and CSP.
+  app.use(consolePath, serveConsole({ settings, service, share, replies: router, log }));
   const resourceMetadataPath = new URL(getOAuthProtectedResourceMetadataUrl(new URL(settings.publicUrl))).pathname;
   const oauth = settings.auth.oauth;
   if (oauth !== undefined) {

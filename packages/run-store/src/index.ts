@@ -4,6 +4,7 @@ export {
   type JournalEntry,
   type JournalIntent,
   type JournalOutcome,
+  outcomeKindOf,
   type PauseDecision,
   type PauseRecord,
   type RunLease,

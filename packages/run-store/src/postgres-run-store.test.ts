@@ -89,7 +89,7 @@ describe('two PostgreSQL run stores on one database', () => {
     try {
       const error = await rejectionOf(store.getRun('x'));
       expect(RunStoreError.isInstance(error)).toBe(true);
-      expect(error.message).toMatch(/schema version 999, newer than the 3 this @sluice\/run-store knows: upgrade/);
+      expect(error.message).toMatch(/schema version 999, newer than the 4 this @sluice\/run-store knows: upgrade/);
     } finally {
       await store.close();
     }

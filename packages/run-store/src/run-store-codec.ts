@@ -73,15 +73,17 @@ export function runStatus(value: unknown): RunStatus {
   return value;
 }
 
-/** The decision as stored: only `decision` and, for a denial, `reason`. */
+/** The decision as stored: only `decision`, for a denial `reason`, and `by` when given. */
 export function decisionText(value: unknown): string {
   const decision = (value as { decision?: unknown } | null)?.decision;
-  if (decision === 'allow') return JSON.stringify({ decision });
-  if (decision !== 'deny') refuse(`decision must be { decision: 'allow' } or { decision: 'deny', reason? }.`);
-  const reason = (value as { reason?: unknown }).reason;
-  if (reason === undefined) return JSON.stringify({ decision });
+  if (decision !== 'allow' && decision !== 'deny')
+    refuse(`decision must be { decision: 'allow', by? } or { decision: 'deny', reason?, by? }.`);
+  const { reason, by } = value as { reason?: unknown; by?: unknown };
+  if (by !== undefined && typeof by !== 'string') refuse(`a decision's by must be a string, got ${describe(by)}.`);
+  const who = by === undefined ? {} : { by };
+  if (decision === 'allow' || reason === undefined) return JSON.stringify({ decision, ...who });
   if (typeof reason !== 'string') refuse(`a denial's reason must be a string, got ${describe(reason)}.`);
-  return JSON.stringify({ decision, reason });
+  return JSON.stringify({ decision, reason, ...who });
 }
 
 function describe(value: unknown): string {
@@ -111,6 +113,7 @@ export interface RunRow {
   metadata: string | null;
   status: RunStatus;
   outcome: string | null;
+  outcome_kind?: string | null;
   owner: string | null;
   lease_expires_at: number | string | null;
   fence: number | string;
@@ -133,6 +136,7 @@ export function runRecord(row: RunRow): RunRecord {
     start,
     status: row.status,
     ...(row.outcome === null ? {} : { outcome: parseText(row.outcome) }),
+    ...(row.outcome_kind === null || row.outcome_kind === undefined ? {} : { outcomeKind: row.outcome_kind }),
     ...(row.owner === null ? {} : { owner: row.owner, leaseExpiresAt: optional(row.lease_expires_at) }),
     fence: Number(row.fence),
     createdAt: milliseconds(row.created_at),

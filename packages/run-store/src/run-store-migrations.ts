@@ -87,6 +87,15 @@ export const runStoreMigrations: readonly RunStoreMigration[] = [
     name: 'runs listed by conversation',
     statements: ['CREATE INDEX sluice_runs_by_conversation ON sluice_runs (conversation, created_at DESC)'],
   },
+  {
+    // Runs finished before this step keep no kind: they are listed as finished, under no kind filter.
+    version: 4,
+    name: 'outcome kinds of finished runs, runs listed by time',
+    statements: [
+      'ALTER TABLE sluice_runs ADD COLUMN outcome_kind text',
+      'CREATE INDEX sluice_runs_by_time ON sluice_runs (created_at DESC, run_id)',
+    ],
+  },
 ];
 
 /**

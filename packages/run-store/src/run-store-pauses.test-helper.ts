@@ -155,6 +155,27 @@ export function describePauseBehaviour(store: CurrentStore): void {
       expect(denied.decision).toStrictEqual({ decision: 'deny', reason: awkwardText });
     });
 
+    it('records who decided (by) with an approval and a denial, and the first decider stays', async () => {
+      const approved = await pausedRun();
+      const first = await store().decidePause(approved.token, { decision: 'allow', by: awkwardText }, 1_500_000);
+      expect(first.decision).toStrictEqual({ decision: 'allow', by: awkwardText });
+      const second = await store().decidePause(approved.token, { decision: 'allow', by: 'bob' }, 1_500_000);
+      expect(second).toMatchObject({ applied: false, decision: { decision: 'allow', by: awkwardText } });
+      expect((await store().getPause(approved.token))?.decision).toStrictEqual({ decision: 'allow', by: awkwardText });
+      const denied = await pausedRun();
+      await store().decidePause(denied.token, { decision: 'deny', reason: 'no', by: 'carol' }, 1_500_000);
+      expect((await store().getPause(denied.token))?.decision).toStrictEqual({
+        decision: 'deny',
+        reason: 'no',
+        by: 'carol',
+      });
+      const refused = await pausedRun();
+      await expect(
+        store().decidePause(refused.token, { decision: 'allow', by: 7 } as never, 1_500_000),
+      ).rejects.toBeInstanceOf(RunStoreError);
+      expect((await store().getPause(refused.token))?.decision).toBeUndefined();
+    });
+
     it('accepts a decision at expiresAt and refuses one after it with RunStoreExpiredError', async () => {
       const onTime = await pausedRun();
       expect((await store().decidePause(onTime.token, { decision: 'allow' }, onTime.expiresAt)).decision).toEqual({
@@ -191,7 +212,7 @@ export function describePauseBehaviour(store: CurrentStore): void {
       const pause = await pausedRun();
       const malformed = await rejectionOf(store().decidePause(pause.token, { decision: 'yes' } as never));
       expect(RunStoreError.isInstance(malformed)).toBe(true);
-      expect(malformed.message).toMatch(/decision must be \{ decision: 'allow' \}/);
+      expect(malformed.message).toMatch(/decision must be \{ decision: 'allow', by\? \}/);
     });
   });
 }

@@ -27,10 +27,65 @@ export function describeRunBehaviour(store: CurrentStore): void {
       expect(everyone).toEqual(expect.arrayContaining([mine[0]!.runId, mine[1]!.runId, theirs.runId]));
     });
 
+    it('filters by outcome kind and creation time, and pages after a run', async () => {
+      const conversation = `kinds-${Date.now()}`;
+      const starts = Array.from({ length: 4 }, () => startRecord({ conversation }));
+      const created: number[] = [];
+      for (const start of starts) {
+        await store().createRun(start, 'host-a', 30_000);
+        created.push((await store().getRun(start.runId))!.createdAt);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      const failed = (kind: string) => ({ status: 'finished', result: { ok: false, failure: { kind, message: 'm' } } });
+      await store().setStatus(starts[0]!.runId, 'finished', { status: 'finished', result: { ok: true, value: 1 } });
+      await store().setStatus(starts[1]!.runId, 'finished', failed('timeout'));
+      await store().setStatus(starts[2]!.runId, 'finished', failed('exception'));
+      const ids = (runs: { start: { runId: string } }[]) => runs.map((run) => run.start.runId);
+      expect((await store().getRun(starts[1]!.runId))?.outcomeKind).toBe('timeout');
+      expect((await store().getRun(starts[3]!.runId))?.outcomeKind).toBeUndefined();
+      expect(ids(await store().listRuns({ conversation, outcomeKinds: ['ok'] }))).toEqual([starts[0]!.runId]);
+      expect(ids(await store().listRuns({ conversation, outcomeKinds: ['timeout', 'exception'] }))).toEqual([
+        starts[2]!.runId,
+        starts[1]!.runId,
+      ]);
+      expect(await store().listRuns({ conversation, outcomeKinds: [] })).toEqual([]);
+      expect(ids(await store().listRuns({ conversation, createdFrom: created[1], createdBefore: created[3] }))).toEqual(
+        [starts[2]!.runId, starts[1]!.runId],
+      );
+      const firstPage = await store().listRuns({ conversation, limit: 3 });
+      expect(ids(firstPage)).toEqual([starts[3]!.runId, starts[2]!.runId, starts[1]!.runId]);
+      const last = firstPage[2]!;
+      const secondPage = await store().listRuns({
+        conversation,
+        limit: 3,
+        after: { createdAt: last.createdAt, runId: last.start.runId },
+      });
+      expect(ids(secondPage)).toEqual([starts[0]!.runId]);
+    });
+
+    it('pages runs created in the same millisecond by run id, none twice and none left out', async () => {
+      const conversation = `same-ms-${Date.now()}`;
+      const starts = Array.from({ length: 5 }, () => startRecord({ conversation }));
+      await Promise.all(starts.map((start) => store().createRun(start, 'host-a', 30_000)));
+      const seen: string[] = [];
+      let after: { createdAt: number; runId: string } | undefined;
+      for (;;) {
+        const page = await store().listRuns({ conversation, limit: 2, ...(after === undefined ? {} : { after }) });
+        if (page.length === 0) break;
+        seen.push(...page.map((run) => run.start.runId));
+        const last = page[page.length - 1]!;
+        after = { createdAt: last.createdAt, runId: last.start.runId };
+      }
+      expect([...seen].sort()).toEqual(starts.map((start) => start.runId).sort());
+    });
+
     it('refuses a malformed query', async () => {
       await expect(store().listRuns({ limit: 0 })).rejects.toBeInstanceOf(RunStoreError);
       await expect(store().listRuns({ status: 'lost' as never })).rejects.toBeInstanceOf(RunStoreError);
       await expect(store().listRuns({ conversation: '' })).rejects.toBeInstanceOf(RunStoreError);
+      await expect(store().listRuns({ outcomeKinds: ['ok', ''] })).rejects.toBeInstanceOf(RunStoreError);
+      await expect(store().listRuns({ createdFrom: 1.5 })).rejects.toBeInstanceOf(RunStoreError);
+      await expect(store().listRuns({ after: { createdAt: 1, runId: '' } })).rejects.toBeInstanceOf(RunStoreError);
     });
   });
 

@@ -39,6 +39,20 @@ export interface RunListQuery {
   /** Only runs of this conversation. */
   readonly conversation?: string;
   readonly status?: RunStatus;
+  /**
+   * Only finished runs whose {@link RunRecord.outcomeKind} is one of these (for example
+   * `['exception', 'timeout']`); an empty list matches nothing.
+   */
+  readonly outcomeKinds?: readonly string[];
+  /** Only runs created at or after this time, in milliseconds since the epoch. */
+  readonly createdFrom?: number;
+  /** Only runs created before this time, in milliseconds since the epoch. */
+  readonly createdBefore?: number;
+  /**
+   * Paging: only runs listed after this one (newest first), as the last run of the previous page
+   * gives it: its `createdAt` and run id.
+   */
+  readonly after?: { readonly createdAt: number; readonly runId: string };
   /** At most this many, 1 to 500. Default 50. */
   readonly limit?: number;
 }
@@ -67,6 +81,11 @@ export interface RunRecord {
   readonly status: RunStatus;
   /** The run's final outcome as the durable layer recorded it (present once `finished`). */
   readonly outcome?: JsonValue;
+  /**
+   * What kind of end the outcome records, for filtering (see {@link outcomeKindOf}): `ok`, a failure
+   * kind such as `exception` or `timeout`, or `diverged`; absent for an outcome of another shape.
+   */
+  readonly outcomeKind?: string;
   /**
    * The host process that holds the run, and until when (ms since the epoch, by the database's
    * clock, so hosts with skewed clocks agree); absent when nobody does.
@@ -106,8 +125,13 @@ export interface JournalEntry {
   readonly outcomeAt?: number;
 }
 
-/** An approval decision given to a paused run. */
-export type PauseDecision = { readonly decision: 'allow' } | { readonly decision: 'deny'; readonly reason?: string };
+/**
+ * An approval decision given to a paused run; `by` names who gave it (a principal, a person), when
+ * the decider says.
+ */
+export type PauseDecision =
+  | { readonly decision: 'allow'; readonly by?: string }
+  | { readonly decision: 'deny'; readonly reason?: string; readonly by?: string };
 
 /** A run paused on an `ask` approval: the pending call and the token that resumes it. */
 export interface PauseRecord {
@@ -132,6 +156,24 @@ export interface PauseRecord {
    * the call may have taken effect.
    */
   readonly startedAt?: number;
+}
+
+/**
+ * The kind of end a finished run's outcome records, as the durable layer writes outcomes: `diverged`
+ * for `{ status: 'diverged' }`, `ok` for a `result` with `ok: true`, the failure's `kind` for one with
+ * `ok: false` (a lower-case word of at most 64 characters); `undefined` for any other value. {@link RunStore.setStatus} stores it beside the outcome.
+ */
+export function outcomeKindOf(outcome: JsonValue | undefined): string | undefined {
+  if (typeof outcome !== 'object' || outcome === null || Array.isArray(outcome)) return undefined;
+  if (outcome.status === 'diverged') return 'diverged';
+  const result = outcome.result;
+  if (typeof result !== 'object' || result === null || Array.isArray(result)) return undefined;
+  if (result.ok === true) return 'ok';
+  const failure = result.failure;
+  if (result.ok !== false || typeof failure !== 'object' || failure === null || Array.isArray(failure))
+    return undefined;
+  // A kind is a short lower-case word (the failure kinds of @sluice/code-runtime); anything else is no kind.
+  return typeof failure.kind === 'string' && /^[a-z][a-z0-9-]{0,63}$/.test(failure.kind) ? failure.kind : undefined;
 }
 
 /** Limits on stored values, from seed `002_680c99bef20a19ba.txt`: 256 Ki characters a value, 1 Mi in all. */
@@ -160,8 +202,9 @@ export interface RunStore {
   getRun(runId: string): Promise<RunRecord | undefined>;
   /**
    * Runs newest first (by `createdAt`, then run id): those of `conversation` when given, with
-   * `status` when given, at most `limit` (default 50, 1 to 500). Rejects with {@link RunStoreError}
-   * for a malformed query.
+   * `status` when given, finished with one of `outcomeKinds`, created in `[createdFrom,
+   * createdBefore)`, listed after `after` (paging), at most `limit` (default 50, 1 to 500). Rejects
+   * with {@link RunStoreError} for a malformed query.
    */
   listRuns(query?: RunListQuery): Promise<RunRecord[]>;
   /**
@@ -180,7 +223,7 @@ export interface RunStore {
   /** Gives the run up when `lease` still holds it (a no-op otherwise), so another host can claim it at once. */
   releaseRun(lease: RunLease): Promise<void>;
   /**
-   * Sets the status (and, for `finished`, the outcome). A finished run stays finished: later calls are
+   * Sets the status (and, for `finished`, the outcome and its {@link outcomeKindOf}). A finished run stays finished: later calls are
    * no-ops. Rejects with {@link RunStoreNotFoundError} for an unknown run and {@link RunStoreError}
    * for an outcome with another status; with `lease`, rejects with `RunStoreLeaseLostError`, writing
    * nothing, when the run was claimed since.
@@ -213,7 +256,7 @@ export interface RunStore {
   /** The run's pauses in `seq` order (a run pauses at most once per call). */
   listPauses(runId: string): Promise<PauseRecord[]>;
   /**
-   * Records the decision when the pause has none yet and resolves with the pause as stored and
+   * Records the decision (with its `by`, when given) when the pause has none yet and resolves with the pause as stored and
    * whether this call's decision is the one recorded: the first decision wins, so deciding twice is
    * safe. Rejects with {@link RunStoreNotFoundError} for an unknown token and
    * {@link RunStoreExpiredError} when `now` (default `Date.now()`) is past `expiresAt` and none was given.

@@ -10,6 +10,7 @@ import type {
   RunStore,
   StartRecord,
 } from './run-store.js';
+import { outcomeKindOf } from './run-store.js';
 import {
   freeText,
   identifier,
@@ -117,14 +118,41 @@ export function createSqlRunStore(kind: string, open: () => Promise<SqlClient>):
     },
 
     async listRuns(filter: RunListQuery = {}): Promise<RunRecord[]> {
-      const conversation = filter.conversation === undefined ? null : identifier('conversation', filter.conversation);
-      const status = filter.status === undefined ? null : runStatus(filter.status);
-      const limit = integer('limit', filter.limit ?? 50, 1, 500);
+      const time = (what: string, value: number | undefined) =>
+        value === undefined ? null : integer(what, value, Number.MIN_SAFE_INTEGER);
+      const parameters: SqlParameter[] = [
+        filter.conversation === undefined ? null : identifier('conversation', filter.conversation),
+        filter.status === undefined ? null : runStatus(filter.status),
+        integer('limit', filter.limit ?? 50, 1, 500),
+        time('createdFrom', filter.createdFrom),
+        time('createdBefore', filter.createdBefore),
+      ];
+      const conditions = [
+        '($1::text IS NULL OR conversation = $1)',
+        '($2::text IS NULL OR status = $2)',
+        '($4::bigint IS NULL OR created_at >= $4)',
+        '($5::bigint IS NULL OR created_at < $5)',
+      ];
+      if (filter.outcomeKinds !== undefined) {
+        if (!Array.isArray(filter.outcomeKinds))
+          throw new RunStoreError({ message: 'outcomeKinds must be an array of strings.' });
+        const kinds = filter.outcomeKinds.map((kind, index) => identifier(`outcomeKinds[${index}]`, kind));
+        if (kinds.length === 0) return [];
+        const first = parameters.length + 1;
+        parameters.push(...kinds);
+        conditions.push(`outcome_kind IN (${kinds.map((_, index) => `$${first + index}`).join(', ')})`);
+      }
+      if (filter.after !== undefined) {
+        const createdAt = integer('after.createdAt', filter.after?.createdAt, Number.MIN_SAFE_INTEGER);
+        const runId = identifier('after.runId', filter.after.runId);
+        parameters.push(createdAt, runId);
+        const at = parameters.length - 1;
+        // Newest first, then by run id: what comes after is older, or as old with a later id.
+        conditions.push(`(created_at < $${at} OR (created_at = $${at} AND run_id > $${at + 1}))`);
+      }
       const rows = await query<RunRow>(
-        `SELECT * FROM sluice_runs
-         WHERE ($1::text IS NULL OR conversation = $1) AND ($2::text IS NULL OR status = $2)
-         ORDER BY created_at DESC, run_id LIMIT $3`,
-        [conversation, status, limit],
+        `SELECT * FROM sluice_runs WHERE ${conditions.join(' AND ')} ORDER BY created_at DESC, run_id LIMIT $3`,
+        parameters,
       );
       return rows.map(runRecord);
     },
@@ -174,11 +202,11 @@ export function createSqlRunStore(kind: string, open: () => Promise<SqlClient>):
           message: `setStatus takes an outcome only with status 'finished', got status ${JSON.stringify(status)} and an outcome.`,
         });
       const outcomeText = outcome === undefined ? null : jsonText('outcome', outcome);
-      const parameters: SqlParameter[] = [runId, status, outcomeText];
-      const fenced = held === undefined ? '' : ` AND owner = $4 AND fence = $5`;
+      const parameters: SqlParameter[] = [runId, status, outcomeText, outcomeKindOf(outcome) ?? null];
+      const fenced = held === undefined ? '' : ` AND owner = $5 AND fence = $6`;
       if (held !== undefined) parameters.push(held.owner, held.fence);
       const updated = await query(
-        `UPDATE sluice_runs SET status = $2, outcome = $3, updated_at = ${nowSql}
+        `UPDATE sluice_runs SET status = $2, outcome = $3, outcome_kind = $4, updated_at = ${nowSql}
          WHERE run_id = $1 AND status <> 'finished'${fenced}
          RETURNING run_id`,
         parameters,

@@ -16,6 +16,7 @@ describe('index exports', () => {
       'RunStoreNotFoundError',
       'createPGliteRunStore',
       'createPostgresRunStore',
+      'outcomeKindOf',
       'storedValueLimits',
     ]);
   });
@@ -31,6 +32,7 @@ describe('schema', () => {
       '1 runs, journal, pauses, stored values',
       '2 fencing tokens, started approved calls',
       '3 runs listed by conversation',
+      '4 outcome kinds of finished runs, runs listed by time',
     ]);
   });
 

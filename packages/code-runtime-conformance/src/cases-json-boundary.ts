@@ -64,6 +64,26 @@ export function describeJsonBoundaryCases(suite: ConformanceSuite): void {
     );
 
     it(
+      'lets a generator of exactly the value budget through, and stops one of a byte more',
+      async () => {
+        // 255 strings of 254 characters: 2 brackets, 255 × 256 characters and 254 commas, 65 536 bytes.
+        const items = 255;
+        expect(1 + items * 257).toBe(conformanceBudgets.valueBytes);
+        const exact = await runtime().run({
+          program: suite.programs.returnBudgetGenerator,
+          bindings: { tools: { extra: () => 0 } },
+        });
+        expect(successOf(exact).value).toEqual(Array.from({ length: items }, () => 'x'.repeat(254)));
+        const over = await runtime().run({
+          program: suite.programs.returnBudgetGenerator,
+          bindings: { tools: { extra: () => 1 } },
+        });
+        failureOf(over, 'output-limit');
+      },
+      caseTimeoutMs,
+    );
+
+    it(
       'stops an endless generator at the value budget, returned or given by a host function',
       async () => {
         const returned = await runtime().run({ program: suite.programs.returnEndless });

@@ -231,6 +231,13 @@ const behaviours: Record<ConformanceProgramName, Behaviour> = {
     }
     run.finish({ ok: true, value: { items: endless() } as unknown as JsonValue });
   },
+  returnBudgetGenerator: async (run) => {
+    const extra = (await callValue(run, 'tools', 'extra')) as number;
+    function* strings() {
+      for (let i = 0; i < 255; i += 1) yield 'x'.repeat(i === 254 ? 254 + extra : 254);
+    }
+    run.finish({ ok: true, value: strings() as unknown as JsonValue });
+  },
   catchHostValue: async (run) => {
     const reply = await call(run, 'tools', 'give');
     run.finish({ ok: true, value: reply.ok ? reply.value : { error: reply.error } });

@@ -216,6 +216,13 @@ export const pythonPrograms = {
     'return {"returned": await build(), "echoed": await tools.echo(await build())}',
   ),
   returnHostValue: 'return await tools.give()',
+  returnBudgetGenerator: lines(
+    'extra = await tools.extra()',
+    'def strings():',
+    '    for i in range(255):',
+    '        yield "x" * (254 + extra if i == 254 else 254)',
+    'return strings()',
+  ),
   returnEndless: lines(
     'import itertools',
     'def endless():',

@@ -223,5 +223,10 @@ export const typescriptPrograms = {
     'function* endless() { for (let n = 0; ; n += 1) yield { n, text: "abcdefghij" }; }',
     'return { items: endless() };',
   ),
+  returnBudgetGenerator: lines(
+    'const extra = await tools.extra();',
+    'function* strings() { for (let i = 0; i < 255; i += 1) yield "x".repeat(i === 254 ? 254 + extra : 254); }',
+    'return strings();',
+  ),
   catchHostValue: 'try { return await tools.give(); } catch (error) { return { error: (error as Error).message }; }',
 } as const;

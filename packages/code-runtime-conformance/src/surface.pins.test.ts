@@ -60,6 +60,7 @@ describe('@sluice/code-runtime-conformance surface', () => {
       'pollute',
       'positionalArguments',
       'probe',
+      'returnBudgetGenerator',
       'returnCycle',
       'returnEndless',
       'returnExotic',

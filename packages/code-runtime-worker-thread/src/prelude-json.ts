@@ -288,7 +288,7 @@ export function makeJsonWriter(
         const step = apply(next, iterator, []);
         if (step.done) return arrayOf(items, count);
         const item = step.value;
-        used += 1 + leastChars(item);
+        used += (count === 0 ? 0 : 1) + leastChars(item);
         if (used > budget) break;
         items[count++] = item;
       }

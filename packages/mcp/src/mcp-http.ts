@@ -160,7 +160,13 @@ export function createSluiceHttpServer(
           ? {}
           : { resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(new URL(publicUrl)) }),
       });
-  const telemetry = createServeTelemetry(settings, process.env, log);
+  const { store } = service;
+  const telemetry = createServeTelemetry(
+    settings,
+    process.env,
+    log,
+    store === undefined ? undefined : () => store.countPendingPauses(),
+  );
   telemetry.mount(app, authenticate);
   const notAllowed = (_request: Request, response: Response) => {
     response

@@ -6,6 +6,34 @@ import { foreignText } from '@sluice/code-runtime';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { ServeSettings } from './mcp-serve-config.js';
 
+/** How long a collection waits for the store's count of pending pauses before it leaves the gauge out, in ms. */
+const pendingPausesWaitMs = 2000;
+
+/**
+ * `sluice.pause.pending`: the calls waiting for a person across the run store, read from the store
+ * at each collection (a scrape of `/metrics`, an OTLP export). Every replica sharing the store
+ * reports the same number: aggregate it with max, not sum. A store that fails or takes longer than
+ * {@link pendingPausesWaitMs} leaves the point out of that collection.
+ */
+function observePendingPauses(pendingPauses: () => Promise<number>): void {
+  const gauge = metrics.getMeter('@sluice/mcp').createObservableGauge('sluice.pause.pending', {
+    description: 'Calls waiting for a person’s decision across the run store (the same on every replica sharing it).',
+    unit: '{pause}',
+  });
+  gauge.addCallback(async (result) => {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<undefined>((resolve) => {
+      timer = setTimeout(resolve, pendingPausesWaitMs, undefined);
+    });
+    try {
+      const count = await Promise.race([pendingPauses().catch(() => undefined), late]);
+      if (count !== undefined) result.observe(count);
+    } finally {
+      clearTimeout(timer);
+    }
+  });
+}
+
 /**
  * The standard variables that ask for the OpenTelemetry SDK: any of them set (and
  * `OTEL_SDK_DISABLED` not `true`) makes `sluice serve` start it; none set, it is not even loaded.
@@ -45,6 +73,7 @@ export function createServeTelemetry(
   settings: Pick<ServeSettings, 'metrics'>,
   environment: Readonly<Record<string, string | undefined>>,
   log: (line: string) => void,
+  pendingPauses?: () => Promise<number>,
 ): ServeTelemetry {
   const endpoint = settings.metrics;
   let prometheus: PrometheusExporter | undefined;
@@ -85,6 +114,7 @@ export function createServeTelemetry(
           meterProvider = new MeterProvider({ readers: [prometheus] });
           metrics.setGlobalMeterProvider(meterProvider);
         }
+        if (pendingPauses !== undefined) observePendingPauses(pendingPauses);
       } catch (error) {
         log(`OpenTelemetry could not start, so nothing is exported: ${foreignText(error, 1024)}`);
       }

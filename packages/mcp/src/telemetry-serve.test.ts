@@ -161,6 +161,28 @@ describe('sluice serve telemetry', () => {
     }
   }, 60_000);
 
+  it('serves the calls waiting for a person across the store as sluice_pause_pending', async () => {
+    const base = config(await freePort(), { metrics: { auth: false } });
+    const policy = { default: 'allow', rules: [{ tool: 'lab__echo', effect: 'ask' }] };
+    const durable = { ...base, sluice: { ...base.sluice, policy, durable: { store: 'pending-runs' } } };
+    const served = await serveInProcess(durable, directory);
+    const pending = async () => {
+      const text = await (await fetch(new URL('/metrics', served.url))).text();
+      return text.match(/^sluice_pause_pending(?:\{[^}]*\})? (\d+)/m)?.[1];
+    };
+    try {
+      expect(await pending()).toBe('0');
+      // A client that cannot be asked leaves the run paused, waiting for a person.
+      const client = await connectClient(served.url, token);
+      const code = 'return await lab.echo({ text: "later" });';
+      await client.callTool({ name: 'run_code', arguments: { code } }, undefined, { timeout: 60_000 });
+      await client.close();
+      expect(await pending()).toBe('1');
+    } finally {
+      await served.close();
+    }
+  }, 60_000);
+
   it('serves /metrics without authentication when metrics.auth is false', async () => {
     const served = await serveInProcess(config(await freePort(), { metrics: { auth: false } }), directory);
     try {

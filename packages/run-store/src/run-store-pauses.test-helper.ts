@@ -63,6 +63,19 @@ export function describePauseBehaviour(store: CurrentStore): void {
       expect(await store().listPauses(pause.runId)).toHaveLength(1);
     });
 
+    it('counts the calls waiting for a person across the store: undecided, unexpired, of paused runs', async () => {
+      const now = 4_000_000_000_000_000;
+      const before = await store().countPendingPauses(now);
+      const decided = await pausedRun({ expiresAt: now + 10 });
+      const ended = await pausedRun({ expiresAt: now + 10 });
+      await pausedRun({ expiresAt: now - 1 });
+      expect(await store().countPendingPauses(now)).toBe(before + 2);
+      await store().decidePause(decided.token, { decision: 'allow' }, now);
+      expect(await store().countPendingPauses(now)).toBe(before + 1);
+      await store().setStatus(ended.runId, 'finished', 'cancelled while it waited');
+      expect(await store().countPendingPauses(now)).toBe(before);
+    });
+
     it('leaves a finished run finished', async () => {
       const start = startRecord();
       await store().createRun(start, 'host-a', 60_000);

@@ -256,6 +256,12 @@ export interface RunStore {
   /** The run's pauses in `seq` order (a run pauses at most once per call). */
   listPauses(runId: string): Promise<PauseRecord[]>;
   /**
+   * How many calls wait for a person now, across the store: pauses of paused runs with no decision
+   * whose token has not expired at `now` (ms since the epoch, default `Date.now()`). For a gauge an
+   * operator watches; every host sharing the database sees the same number.
+   */
+  countPendingPauses(now?: number): Promise<number>;
+  /**
    * Records the decision (with its `by`, when given) when the pause has none yet and resolves with the pause as stored and
    * whether this call's decision is the one recorded: the first decision wins, so deciding twice is
    * safe. Rejects with {@link RunStoreNotFoundError} for an unknown token and

@@ -77,6 +77,17 @@ export async function listPauses(db: SqlQueryable, runId: string): Promise<Pause
   return rows.map(pauseRecord);
 }
 
+/** `RunStore.countPendingPauses`. */
+export async function countPendingPauses(db: SqlQueryable, now: number): Promise<number> {
+  const rows = await db.query<{ pending: number | string }>(
+    `SELECT count(*) AS pending FROM sluice_pauses AS pause
+     WHERE pause.decision IS NULL AND pause.expires_at >= $1
+       AND EXISTS (SELECT 1 FROM sluice_runs AS run WHERE run.run_id = pause.run_id AND run.status = 'paused')`,
+    [integer('now', now, Number.MIN_SAFE_INTEGER)],
+  );
+  return Number(rows[0]?.pending ?? 0);
+}
+
 /** `RunStore.decidePause`: the first decision wins, checked and written by one conditional UPDATE. */
 export async function decidePause(
   db: SqlQueryable,

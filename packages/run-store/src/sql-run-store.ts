@@ -26,7 +26,7 @@ import {
 import { RunStoreConflictError, RunStoreError, RunStoreNotFoundError } from './run-store-errors.js';
 import { migrateRunStore } from './run-store-migrations.js';
 import type { SqlClient, SqlParameter, SqlQueryable } from './sql-client.js';
-import { createPause, decidePause, getPause, listPauses, startPausedCall } from './sql-pauses.js';
+import { countPendingPauses, createPause, decidePause, getPause, listPauses, startPausedCall } from './sql-pauses.js';
 import { explainUnwritten, heldRun, leaseArgument, nowSql, runExists, unknownRun } from './sql-shared.js';
 import { commitValues, readValues } from './sql-stored-values.js';
 
@@ -286,6 +286,7 @@ export function createSqlRunStore(kind: string, open: () => Promise<SqlClient>):
     createPause: async (pause, lease) => createPause(await database(), pause, lease),
     getPause: async (token) => getPause(await database(), token),
     listPauses: async (runId) => listPauses(await database(), runId),
+    countPendingPauses: async (now = Date.now()) => countPendingPauses(await database(), now),
     decidePause: async (token, decision, now = Date.now()) => decidePause(await database(), token, decision, now),
     startPausedCall: async (token, lease) => startPausedCall(await database(), token, lease),
     readValues: async (conversation) => readValues(await database(), conversation),

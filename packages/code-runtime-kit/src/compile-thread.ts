@@ -133,9 +133,7 @@ function start(): Worker {
     workerData: { claim: cell },
     // Not the host's flags: `--input-type` (a host started with `node --input-type=module -e`) makes
     // a worker started from a file fail, and no flag the host was given is one the thread needs.
-    // Its own: `vm.SourceTextModule`, with which the fast path finds a top-level `return` (a parse,
-    // never run), and no notice of it on the host's stderr. Both hold for this thread alone.
-    execArgv: ['--experimental-vm-modules', '--disable-warning=ExperimentalWarning'],
+    execArgv: [],
     resourceLimits: { maxOldGenerationSizeMb: heapLimitMb },
     stdout: false,
     stderr: false,
@@ -224,11 +222,12 @@ function isCompileResult(value: unknown): value is CompileResult {
 }
 
 /**
- * @internal What the compile thread is doing, for tests: whether it is working on a compile,
+ * @internal What the compile thread is doing, for tests: whether one is running, whether it is working on a compile,
  * whether it is finishing the fixed part of one given up (loading the parser), how many wait, and
  * how many terminated threads have not exited yet.
  */
 export interface CompileThreadActivity {
+  readonly running: boolean;
   readonly compiling: boolean;
   readonly finishing: boolean;
   readonly waiting: number;
@@ -237,7 +236,13 @@ export interface CompileThreadActivity {
 
 /** @internal What the compile thread is doing now; for tests. */
 export function compileThreadActivity(): CompileThreadActivity {
-  return { compiling: current !== undefined, finishing: finishing !== undefined, waiting: waiting.size, ending };
+  return {
+    running: thread !== undefined,
+    compiling: current !== undefined,
+    finishing: finishing !== undefined,
+    waiting: waiting.size,
+    ending,
+  };
 }
 
 /** @internal Ends the compile thread as a crash would (the compile it was working on fails); for tests. */

@@ -28,7 +28,8 @@ function loadTypeScript(): typeof TypeScriptModule {
  */
 export function loadParser(): void {
   try {
-    void loadBlanker(loadTypeScript);
+    // It never rejects; prepareWithParser awaits the same promise.
+    loadBlanker(loadTypeScript).catch(() => {});
     loadTypeScript();
   } catch {
     // prepareWithParser says so, as the compile's failure.

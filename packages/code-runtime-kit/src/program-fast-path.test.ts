@@ -39,6 +39,8 @@ const others = [
   // A script reads `await` as a name; its stand-in reads the rest as the async function does.
   lines('await', '{ return(){} }'),
   lines('x = await /[/; function f() { return 1 } //]/', 'f()'),
+  // Inside a function that is not async, `await` is a name and the `/` after it a division.
+  lines('function f(a) { x = await / a + "/ }; return 1; //"; }', 'f(1)'),
   lines('const value = 1;', 'if (value) { const f = () => { return value } }', 'await f'),
 ];
 

@@ -39,11 +39,20 @@ function opensFewLevels(source: string): boolean {
  * Every `await` as a word. As the script's stand-in (see {@link prepareJavaScript}) each becomes
  * `void ` (as long): a prefix operator with the same operand, precedence and reading of what follows
  * as the `await` of the program's async function (a `/` after either starts a regular expression, and
- * neither ends a statement at the end of a line), which a script has not. In a string, comment or
+ * neither ends a statement at the end of a line), which a script has not. Inside a nested function
+ * that is not async, `await` is a name; what follows it reads the same but for a `/` (see
+ * {@link awaitBeforeSlash}). In a string, comment or
  * regular expression the text changes but not its tokens; after `.`, as a property or method name,
  * `void` is a name as `await` is.
  */
 const awaitWord = /\bawait\b/g;
+
+/**
+ * An `await` before a `/` (or a comment), which the stand-in would not read alike: inside a function
+ * that is not async, `await` is a name, and the `/` after it a division, where after `void ` it starts
+ * a regular expression, which could swallow the brace that ends the function.
+ */
+const awaitBeforeSlash = /\bawait\s*\//;
 
 /**
  * UTF-16 code units of plain JavaScript the host's main thread takes by the fast path (`ProgramCompiler`):
@@ -58,7 +67,7 @@ export const fastPathChars = 16 * 1024;
  * in the async wrapper; no source map). `undefined` sends it the parser's way. Taken only when V8
  * compiles it as the body of an async function, it has a `return` outside any function (so
  * normalisation changes nothing: no last expression to return, no function to call), no fence,
- * nothing {@link needsParser} or a conditional beside an arrow, and fewer openers in all than the
+ * nothing {@link needsParser}, a conditional beside an arrow or {@link awaitBeforeSlash}, and fewer openers in all than the
  * nesting limit (so the limit holds here too). The top-level `return` is found by V8 compiling the
  * text as a script, where `return` is not allowed outside a function, with {@link awaitWord}'s
  * stand-in for `await` (which a script reads as a name): its first error is then that `return`,
@@ -67,6 +76,7 @@ export const fastPathChars = 16 * 1024;
  */
 export function prepareJavaScript(source: string): CompileResult | undefined {
   if (needsParser.test(source) || (source.includes('=>') && conditional.test(source))) return undefined;
+  if (awaitBeforeSlash.test(source)) return undefined;
   if (findFence(source).kind !== 'none' || !opensFewLevels(source)) return undefined;
   try {
     new vm.Script(programArrow(source, ''));

@@ -35,10 +35,12 @@ export async function runCommand(options: RunCommandOptions, io: CliIo, signal?:
   let rest: typeof import('./cli-run.js');
   let code: string;
   try {
+    // Started now, while the program is read, the rest of the CLI loads and the tools are read, so
+    // the run finds its substrate ready: first without a compile thread, which plain JavaScript does
+    // not need, then for the program read, which starts one only if it needs it.
+    runtime.ready?.({ programs: [] }).catch(() => {});
     if (options.verbosity === 'verbose') io.stderr.write(runtimeLines(runtime));
     code = await readProgram(options.program, io, signal);
-    // Started now, while the rest of the CLI loads and the tools are read, so the run finds its
-    // substrate ready; for this program only (plain JavaScript needs no compile thread).
     runtime.ready?.({ programs: [code] }).catch(() => {});
     rest = await import('./cli-run.js');
   } catch (error) {

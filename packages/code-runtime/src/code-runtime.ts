@@ -147,7 +147,8 @@ export interface CodeRuntimeReadyOptions {
   /**
    * The programs about to run, when they are known (a command that runs one program). The runtime
    * then starts only what they need: a TypeScript runtime starts no compile thread for plain
-   * JavaScript that needs no parser. Absent: everything any program could need.
+   * JavaScript that needs no parser; an empty list starts the substrate alone. Absent: everything
+   * any program could need.
    */
   readonly programs?: readonly string[];
 }

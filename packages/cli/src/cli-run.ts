@@ -7,11 +7,10 @@ import type { RunStore } from '@sluice/run-store';
 import type { Verbosity } from './cli-arguments.js';
 import { openRunStore, requireDeterminism, resumeOptions, withRunStore } from './cli-durable.js';
 import { failureHints, policyNameWarnings } from './cli-hints.js';
-import { loadPolicy, readProgram } from './cli-inputs.js';
+import { loadPolicy } from './cli-inputs.js';
 import { type CliIo, UsageError } from './cli-io.js';
 import { OutcomePrinter } from './cli-outcome.js';
 import { ProgressLine } from './cli-progress.js';
-import { runtimeLines } from './cli-report.js';
 import type { RunCommandOptions } from './cli-run-command.js';
 import { loadToolsModule } from './cli-tools-module.js';
 
@@ -19,21 +18,20 @@ import { loadToolsModule } from './cli-tools-module.js';
 export const allowEverything: PolicyDefinition = { default: 'allow', rules: [] };
 
 /**
- * The rest of `sluice run` once its runtime is made and starting (see cli-run-command.ts): reads the
- * program and the tools, runs it and prints what happened. Resolves with the exit code; disposes
- * `runtime` whatever happens.
+ * The rest of `sluice run` once its runtime is made and starting and the program (`code`) is read
+ * (see cli-run-command.ts): reads the tools, runs the program and prints what happened. Resolves
+ * with the exit code; disposes `runtime` whatever happens.
  */
 export async function runProgram(
   runtime: CodeRuntime,
   options: RunCommandOptions,
+  code: string,
   io: CliIo,
   signal?: AbortSignal,
 ): Promise<number> {
   const held = new HeldRun(runtime, io, options.verbosity);
   try {
     if (options.runStore !== undefined) requireDeterminism(runtime);
-    if (options.verbosity === 'verbose') io.stderr.write(runtimeLines(runtime));
-    const code = await readProgram(options.program, io, signal);
     const { tools, policy } = await loadToolsAndPolicy(options, io);
     const location = options.runStore;
     const store = location === undefined ? undefined : held.holdStore(openRunStore(location, io.cwd));

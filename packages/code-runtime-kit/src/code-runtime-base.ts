@@ -6,6 +6,7 @@ import {
   type CodeRuntime,
   type CodeRuntimeLanguage,
   type CodeRuntimeReadiness,
+  type CodeRuntimeReadyOptions,
   foreignText,
   InvalidRequestError,
   normalizeBindings,
@@ -58,8 +59,9 @@ export abstract class CodeRuntimeBase implements CodeRuntime {
    * Starts every substrate a run could need (the pool, a compile thread, a zygote) and resolves
    * once a run would start without waiting: `undefined`, or why one cannot. Must not reject, and
    * is called again on each {@link ready}, so it must be idempotent. The default has nothing to start.
+   * `programs`: those about to run, when known (`CodeRuntimeReadyOptions.programs`).
    */
-  protected warm(): Promise<string | undefined> {
+  protected warm(_programs?: readonly string[]): Promise<string | undefined> {
     return Promise.resolve(undefined);
   }
 
@@ -126,11 +128,11 @@ export abstract class CodeRuntimeBase implements CodeRuntime {
    * without waiting for it: `{ ok: true }`, or `{ ok: false, message }` saying why runs cannot start
    * (then they fail with the same reason). Never rejects; idempotent.
    */
-  async ready(): Promise<CodeRuntimeReadiness> {
+  async ready(options?: CodeRuntimeReadyOptions): Promise<CodeRuntimeReadiness> {
     if (this.disposed) return { ok: false, message: `This ${this.id} code runtime was disposed.` };
     let problem: string | undefined;
     try {
-      problem = await this.warm();
+      problem = await this.warm(options?.programs);
     } catch (error) {
       problem = foreignText(error, this.limits.hostCallBytes);
     }

@@ -4,12 +4,20 @@
 // main thread (`{ ask, call, text }`, answered `{ answer, value }` or `{ answer, failed }`): this
 // thread is terminated to stop a compile, and a terminated thread leaves the children it started
 // unreaped.
-import { parentPort } from 'node:worker_threads';
+//
+// A compile that needs the parser loads it first (the same fixed cost for every program, and V8
+// cannot stop a thread while it compiles the parser's 9 MB), then claims the compile in the shared
+// cell (`workerData.claim`, see compile-thread.ts) before the program's own work: a compile the host
+// has given up by then is not parsed, and the thread, its parser loaded, is kept.
+import { parentPort, workerData } from 'node:worker_threads';
+import type { CompileResult } from './program-compile.js';
 import { type Stripped, useEsbuildWork } from './program-esbuild.js';
-import { prepareProgram } from './program-prepare.js';
+import { prepareJavaScript } from './program-fast-path.js';
+import { loadParser, prepareWithParser } from './program-prepare.js';
 
 const port = parentPort;
 if (port === null) throw new Error('compile-thread-main runs only as a worker thread');
+const claim = new Int32Array((workerData as { claim: SharedArrayBuffer }).claim);
 
 let nextAsk = 0;
 const asked = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
@@ -36,7 +44,7 @@ port.on('message', (message: { id: number; source: string } | { answer: number; 
     return;
   }
   const { id, source } = message;
-  prepareProgram(source).then(
+  prepare(source).then(
     (result) => port.postMessage({ id, result }),
     (error: unknown) =>
       port.postMessage({
@@ -51,3 +59,13 @@ port.on('message', (message: { id: number; source: string } | { answer: number; 
       }),
   );
 });
+
+/** The compile, or `undefined` when the host gave it up before the program's own work began. */
+function prepare(source: string): Promise<CompileResult | undefined> {
+  const fast = prepareJavaScript(source);
+  if (fast !== undefined) return Promise.resolve(fast);
+  loadParser();
+  // 0 → 1: the host has not given this compile up, and from now on ends it by terminating the thread.
+  if (Atomics.compareExchange(claim, 0, 0, 1) !== 0) return Promise.resolve(undefined);
+  return prepareWithParser(source);
+}

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it, vi } from 'vitest';
-import { compileInThread, compileThreadActivity } from './compile-thread.js';
+import { compileInThread, compileThreadActivity, terminateCompileThread } from './compile-thread.js';
 
 /** A program the thread takes seconds to prepare: a megabyte of statements (the parse is linear, and slow at that size). */
 // TypeScript (the annotation), so it is prepared by the parser, not taken as plain JavaScript.
@@ -12,11 +12,11 @@ async function whileCompiling(): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, 200));
 }
 
-/** Waits until no compile is in the thread and every terminated thread has exited. */
+/** Waits until no compile is in the thread, none is being finished, and every terminated thread has exited. */
 async function quiet(): Promise<void> {
   await vi.waitFor(
     () => {
-      expect(compileThreadActivity()).toMatchObject({ compiling: false, ending: 0 });
+      expect(compileThreadActivity()).toMatchObject({ compiling: false, finishing: false, ending: 0 });
     },
     { timeout: 10_000, interval: 20 },
   );
@@ -54,6 +54,24 @@ process.exit(0);
     // A parse still going would take most of a core over the window; an ended thread takes none.
     expect(await processCpuOver(1_000)).toBeLessThan(500);
   }, 30_000);
+
+  it('keeps a thread whose compile is given up while the parser loads, and never parses that program', async () => {
+    // A new thread, which has not loaded the parser yet.
+    await terminateCompileThread();
+    await quiet();
+    const controller = new AbortController();
+    const abandoned = compileInThread(slowProgram, controller.signal);
+    const behind = compileInThread('const after: string = "after";\nreturn after;');
+    // Given up at once: the thread has not even started, let alone the program's own work.
+    controller.abort();
+    expect(await abandoned).toMatchObject({ ok: false, failure: { kind: 'abort' } });
+    expect(compileThreadActivity()).toMatchObject({ compiling: false, finishing: true, waiting: 1, ending: 0 });
+    // The compile behind it runs in the same thread, once the parser has loaded; none was terminated.
+    expect(await behind).toMatchObject({ ok: true });
+    expect(compileThreadActivity()).toMatchObject({ compiling: false, finishing: false, waiting: 0, ending: 0 });
+    // Parsing the megabyte would take most of a core over the window; the thread dropped it.
+    expect(await processCpuOver(1_000)).toBeLessThan(500);
+  }, 60_000);
 
   it('sends the compiles waiting behind an abandoned one to a new thread, where they succeed', async () => {
     const controller = new AbortController();

@@ -19,11 +19,22 @@ interface Job {
 }
 
 let thread: Worker | undefined;
+/**
+ * The thread's claim cell for the compile it was sent last: 0 while neither side has claimed it, 1
+ * once the thread began the program's own work (then only terminating the thread stops it), 2 once
+ * the host gave the compile up before that (the thread then drops it, and is kept).
+ */
+let claim: Int32Array | undefined;
 let nextId = 0;
 /** Compiles not yet sent to the thread, oldest first. */
 const waiting = new Map<number, Job>();
 /** The one compile the thread is working on. */
 let current: Job | undefined;
+/**
+ * The id of a compile given up before the program's own work began: the thread is finishing the
+ * fixed part (loading the parser) and will drop it; the next compile waits for its answer.
+ */
+let finishing: number | undefined;
 /** Threads terminated and not yet exited; see {@link compileThreadActivity}. */
 let ending = 0;
 
@@ -35,9 +46,10 @@ let ending = 0;
  * alive only while a compile is pending.
  *
  * When `signal` aborts (a run's `signal`, aborted the moment the run ends), the compile is
- * abandoned and resolves at once as an `abort` failure: one still waiting is dropped, and the one
- * the thread is working on ends with the thread, which is terminated; the compiles waiting behind
- * it go to a new thread. Never rejects: a thread that fails to start, runs out of memory or exits
+ * abandoned and resolves at once as an `abort` failure: one still waiting is dropped; the one the
+ * thread is working on ends with the thread, which is terminated, once the program's own work has
+ * begun (the compiles waiting behind it go to a new thread), and before that (the thread is loading
+ * the parser, which V8 cannot interrupt) is dropped by the thread, which is kept. Never rejects: a thread that fails to start, runs out of memory or exits
  * fails the compile it was working on as `substrate-exit`, and the next compile starts a new one.
  */
 export function compileInThread(source: string, signal?: AbortSignal): Promise<CompileResult> {
@@ -57,6 +69,11 @@ export function compileInThread(source: string, signal?: AbortSignal): Promise<C
 /** Sends the oldest waiting compile to the thread, when the thread is free. */
 function next(): void {
   if (current !== undefined) return;
+  if (finishing !== undefined) {
+    // Whatever it finishes is no run's work: it does not keep the process alive.
+    if (waiting.size === 0) thread?.unref();
+    return;
+  }
   const job = waiting.values().next().value;
   if (job === undefined) {
     thread?.unref();
@@ -66,6 +83,7 @@ function next(): void {
   current = job;
   const worker = thread ?? start();
   worker.ref();
+  Atomics.store(claim!, 0, 0);
   worker.postMessage({ id: job.id, source: job.source });
 }
 
@@ -80,13 +98,20 @@ function abandon(job: Job): void {
     return;
   }
   if (job !== current) return;
-  // The parser cannot be interrupted, so the thread ends with it; the compiles waiting behind it
-  // never reached this thread and go to the next one.
   current = undefined;
+  settle(job, abandoned());
+  if (claim !== undefined && Atomics.compareExchange(claim, 0, 0, 2) === 0) {
+    // The thread has not begun the program's own work: it drops the compile once the parser has
+    // loaded (V8 could not stop it in the middle of that anyway) and stays, with the parser.
+    finishing = job.id;
+    next();
+    return;
+  }
+  // The parse cannot be interrupted, so the thread ends with it; the compiles waiting behind it
+  // never reached this thread and go to the next one.
   const worker = thread;
   thread = undefined;
   if (worker !== undefined) stop(worker);
-  settle(job, abandoned());
   next();
 }
 
@@ -103,23 +128,29 @@ function stop(worker: Worker): void {
 }
 
 function start(): Worker {
+  const cell = new SharedArrayBuffer(4);
   const worker = new Worker(compileThreadScript, {
+    workerData: { claim: cell },
     // Not the host's flags: `--input-type` (a host started with `node --input-type=module -e`) makes
     // a worker started from a file fail, and no flag the host was given is one the thread needs.
-    // Its own: `vm.SourceTextModule`, with which the fast path finds a top-level `return` (a parse,
-    // never run), and no notice of it on the host's stderr. Both hold for this thread alone.
-    execArgv: ['--experimental-vm-modules', '--disable-warning=ExperimentalWarning'],
+    execArgv: [],
     resourceLimits: { maxOldGenerationSizeMb: heapLimitMb },
     stdout: false,
     stderr: false,
   });
   thread = worker;
+  claim = new Int32Array(cell);
   worker.unref();
   worker.on('message', (message: unknown) => {
     if (thread !== worker) return;
     const { id, result, ask, call, text } = (message ?? {}) as Record<string, unknown>;
     if (typeof ask === 'number') {
       answer(worker, ask, call === 'strip' ? stripHere(String(text)) : blankerBundle());
+      return;
+    }
+    if (finishing !== undefined && id === finishing) {
+      finishing = undefined;
+      next();
       return;
     }
     const job = current;
@@ -131,6 +162,7 @@ function start(): Worker {
   const end = (why: string) => {
     if (thread !== worker) return;
     thread = undefined;
+    finishing = undefined;
     const job = current;
     current = undefined;
     if (job !== undefined) settle(job, stopped(why));
@@ -189,16 +221,28 @@ function isCompileResult(value: unknown): value is CompileResult {
   return ok === true ? typeof program === 'object' && program !== null : ok === false && typeof failure === 'object';
 }
 
-/** @internal What the compile thread is doing, for tests: whether it is working on a compile, how many wait, and how many terminated threads have not exited yet. */
+/**
+ * @internal What the compile thread is doing, for tests: whether one is running, whether it is working on a compile,
+ * whether it is finishing the fixed part of one given up (loading the parser), how many wait, and
+ * how many terminated threads have not exited yet.
+ */
 export interface CompileThreadActivity {
+  readonly running: boolean;
   readonly compiling: boolean;
+  readonly finishing: boolean;
   readonly waiting: number;
   readonly ending: number;
 }
 
 /** @internal What the compile thread is doing now; for tests. */
 export function compileThreadActivity(): CompileThreadActivity {
-  return { compiling: current !== undefined, waiting: waiting.size, ending };
+  return {
+    running: thread !== undefined,
+    compiling: current !== undefined,
+    finishing: finishing !== undefined,
+    waiting: waiting.size,
+    ending,
+  };
 }
 
 /** @internal Ends the compile thread as a crash would (the compile it was working on fails); for tests. */

@@ -2,6 +2,7 @@ import { SourceMap } from 'node:module';
 import type { CodeRunFailure, ExceptionFailure } from '@sluice/code-runtime';
 import { compileInThread } from './compile-thread.js';
 import { type Insertion, modelColumn } from './program-edits.js';
+import { fastPathChars, prepareJavaScript } from './program-fast-path.js';
 import { wrapperLines } from './program-wrapper.js';
 import type { RunController } from './run-controller.js';
 
@@ -33,18 +34,22 @@ let compileThreadWarm: Promise<void> | undefined;
 /**
  * Compiles programs for one runtime: each is prepared (`prepareProgram`: normalised with the
  * TypeScript parser, its types blanked in place, or stripped by esbuild where blanking cannot do
- * it) in the process's compile thread, off the host's main thread, before any worker is involved.
- * Results are cached by source text (least recently used first out), so a program run again skips
- * both.
+ * it) in the process's compile thread, off the host's main thread, before any worker is involved;
+ * plain JavaScript of at most `fastPathChars` that needs none of that (`prepareJavaScript`) is taken
+ * here, without the thread. Results are cached by source text (least recently used first out), so
+ * a program run again skips both.
  */
 export class ProgramCompiler {
   readonly #cache = new Map<string, CompileResult>();
 
   /**
-   * Starts the process's compile thread and loads the parser in it; resolves once it has. Cheap
-   * once it has (the thread is shared by every runtime of the process). Never rejects.
+   * Starts the process's compile thread; resolves once it has answered its first compile. Cheap
+   * once it has (the thread is shared by every runtime of the process). With `programs` (those
+   * about to run), resolves at once without starting it when each is prepared here (see
+   * {@link ProgramCompiler}) or already cached. Never rejects.
    */
-  warm(): Promise<void> {
+  warm(programs?: readonly string[]): Promise<void> {
+    if (programs?.every((source) => this.#preparedHere(source) !== undefined)) return Promise.resolve();
     // Plain JavaScript: it starts the thread without loading the parser, which a program may not need.
     compileThreadWarm ??= compileInThread('return 0').then(() => undefined);
     return compileThreadWarm;
@@ -71,17 +76,30 @@ export class ProgramCompiler {
    * `abort` failure, which is not cached. Never rejects.
    */
   async compile(source: string, signal?: AbortSignal): Promise<CompileResult> {
+    const here = this.#preparedHere(source);
+    if (here !== undefined) return here;
+    const result = await compileInThread(source, signal);
+    if (!result.ok && result.failure.kind !== 'exception') return result;
+    this.#remember(source, result);
+    return result;
+  }
+
+  /** The cached result for `source`, or the fast path's (then cached), or `undefined` for the thread. */
+  #preparedHere(source: string): CompileResult | undefined {
     const cached = this.#cache.get(source);
     if (cached !== undefined) {
       this.#cache.delete(source);
       this.#cache.set(source, cached);
       return cached;
     }
-    const result = await compileInThread(source, signal);
-    if (!result.ok && result.failure.kind !== 'exception') return result;
+    const fast = source.length <= fastPathChars ? prepareJavaScript(source) : undefined;
+    if (fast !== undefined) this.#remember(source, fast);
+    return fast;
+  }
+
+  #remember(source: string, result: CompileResult): void {
     this.#cache.set(source, result);
     if (this.#cache.size > cacheEntries) this.#cache.delete(this.#cache.keys().next().value!);
-    return result;
   }
 }
 

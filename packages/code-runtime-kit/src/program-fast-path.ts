@@ -35,7 +35,31 @@ function opensFewLevels(source: string): boolean {
   return true;
 }
 
-type ModuleConstructor = new (source: string) => unknown;
+/**
+ * Every `await` as a word. As the script's stand-in (see {@link prepareJavaScript}) each becomes
+ * `void ` (as long): a prefix operator with the same operand, precedence and reading of what follows
+ * as the `await` of the program's async function (a `/` after either starts a regular expression, and
+ * neither ends a statement at the end of a line), which a script has not. Inside a nested function
+ * that is not async, `await` is a name; what follows it reads the same but for a `/` (see
+ * {@link awaitBeforeSlash}). In a string, comment or
+ * regular expression the text changes but not its tokens; after `.`, as a property or method name,
+ * `void` is a name as `await` is.
+ */
+const awaitWord = /\bawait\b/g;
+
+/**
+ * An `await` before a `/` (or a comment), which the stand-in would not read alike: inside a function
+ * that is not async, `await` is a name, and the `/` after it a division, where after `void ` it starts
+ * a regular expression, which could swallow the brace that ends the function.
+ */
+const awaitBeforeSlash = /\bawait\s*\//;
+
+/**
+ * UTF-16 code units of plain JavaScript the host's main thread takes by the fast path (`ProgramCompiler`):
+ * its two V8 compiles then take well under a millisecond. Longer programs go to the compile thread
+ * (`compileInThread`), where the same fast path runs first.
+ */
+export const fastPathChars = 16 * 1024;
 
 /**
  * A program that is plain JavaScript and already in the shape the worker runs, prepared without the
@@ -43,16 +67,16 @@ type ModuleConstructor = new (source: string) => unknown;
  * in the async wrapper; no source map). `undefined` sends it the parser's way. Taken only when V8
  * compiles it as the body of an async function, it has a `return` outside any function (so
  * normalisation changes nothing: no last expression to return, no function to call), no fence,
- * nothing {@link needsParser} or a conditional beside an arrow, and fewer openers in all than the
- * nesting limit (so the limit holds here too). The top-level `return` is found
- * by V8 parsing the text as a module, where `await` is allowed and `return` is not; that needs
- * `vm.SourceTextModule` (`--experimental-vm-modules`, which the compile thread is started with).
- * Compiled, never run.
+ * nothing {@link needsParser}, a conditional beside an arrow or {@link awaitBeforeSlash}, and fewer openers in all than the
+ * nesting limit (so the limit holds here too). The top-level `return` is found by V8 compiling the
+ * text as a script, where `return` is not allowed outside a function, with {@link awaitWord}'s
+ * stand-in for `await` (which a script reads as a name): its first error is then that `return`,
+ * and the text before it reads as the same tokens and statements in the script as in the async
+ * function. Compiled, never run; needs no flag, so it runs in any thread.
  */
 export function prepareJavaScript(source: string): CompileResult | undefined {
-  const SourceTextModule = (vm as { SourceTextModule?: ModuleConstructor }).SourceTextModule;
-  if (SourceTextModule === undefined) return undefined;
   if (needsParser.test(source) || (source.includes('=>') && conditional.test(source))) return undefined;
+  if (awaitBeforeSlash.test(source)) return undefined;
   if (findFence(source).kind !== 'none' || !opensFewLevels(source)) return undefined;
   try {
     new vm.Script(programArrow(source, ''));
@@ -60,12 +84,12 @@ export function prepareJavaScript(source: string): CompileResult | undefined {
     return undefined;
   }
   try {
-    new SourceTextModule(source);
-    // A module without a top-level `return`: normalisation may return its last expression.
+    new vm.Script(source.replace(awaitWord, 'void '));
+    // A script without a `return` outside a function: normalisation may return its last expression.
     return undefined;
   } catch (error) {
     // V8 stops at the first error: this one means a `return` outside any function, and the text
-    // before it is valid module code, so nothing earlier was read differently.
+    // before it is valid script code, so nothing earlier was read differently.
     if (!(error instanceof SyntaxError) || error.message !== 'Illegal return statement') return undefined;
   }
   return { ok: true, program: { code: wrapProgram(source, ''), lines: source.split('\n').length } };

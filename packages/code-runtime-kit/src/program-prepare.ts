@@ -22,6 +22,21 @@ function loadTypeScript(): typeof TypeScriptModule {
 }
 
 /**
+ * Loads the TypeScript parser and starts bundling ts-blank-space, the fixed cost of the first compile
+ * that needs them (the same for every program), so what follows is the program's own work. Never
+ * throws: a parser that cannot load is reported by {@link prepareWithParser}.
+ */
+export function loadParser(): void {
+  try {
+    // It never rejects; prepareWithParser awaits the same promise.
+    loadBlanker(loadTypeScript).catch(() => {});
+    loadTypeScript();
+  } catch {
+    // prepareWithParser says so, as the compile's failure.
+  }
+}
+
+/**
  * Prepares one program. Plain JavaScript already in shape is taken as it is (`prepareJavaScript`),
  * with the same result. Anything else: normalises its shape (`normaliseProgram`: a fence, a function to call,
  * `export default`, the last expression as the value; imports refused) with the TypeScript parser,

@@ -87,7 +87,7 @@ export class QuickJsCodeRuntime extends CodeRuntimeBase {
 
   async #launch(run: RunController, source: string, deterministic: CodeRunDeterminism | undefined): Promise<void> {
     // The compile thread is substrate too: the first run waits for it to start, not the program.
-    const [slot] = await Promise.all([this.#acquire(run), this.#compiler.warm()]);
+    const [slot] = await Promise.all([this.#acquire(run), this.#compiler.warm([source])]);
     if (slot === undefined) return;
     // The run holds its thread: from here the time is the program's, compiling it included.
     const program = await this.#compiler.compileFor(run, source, () => this.#pool.release(slot));
@@ -125,9 +125,12 @@ export class QuickJsCodeRuntime extends CodeRuntimeBase {
     });
   }
 
-  /** Loads the WebAssembly module, starts every thread of the pool and the compile thread; resolves once they are ready. */
-  protected override async warm(): Promise<string | undefined> {
-    const [problem] = await Promise.all([this.#pool.warm(), this.#compiler.warm()]);
+  /**
+   * Loads the WebAssembly module, starts every thread of the pool and the compile thread (not when
+   * `programs` are given and none needs it); resolves once they are ready.
+   */
+  protected override async warm(programs?: readonly string[]): Promise<string | undefined> {
+    const [problem] = await Promise.all([this.#pool.warm(), this.#compiler.warm(programs)]);
     return problem;
   }
 

@@ -14,9 +14,10 @@ async function settledThreadCount(atMost: number): Promise<number> {
 
 describe.runIf(process.platform === 'linux')('QuickJS worker threads', () => {
   it('ends every thread it retires: after runs that exhaust or nearly exhaust their memory, and after dispose', async () => {
-    // The compile thread and V8's own threads live as long as the process: start them first.
+    // The compile thread and V8's own threads live as long as the process: start them first (a
+    // TypeScript program, as plain JavaScript is prepared without the compile thread).
     const warm = createQuickJsCodeRuntime({ poolSize: 1 });
-    await warm.run({ program: 'return 1;' });
+    await warm.run({ program: 'const one: number = 1;\nreturn one;' });
     await warm.dispose();
     const baseline = await settledThreadCount(0);
 

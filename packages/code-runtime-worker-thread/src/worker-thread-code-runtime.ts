@@ -146,7 +146,7 @@ export class WorkerThreadCodeRuntime extends CodeRuntimeBase {
       return;
     }
     // The compile thread is substrate too: the first run waits for it to start, not the program.
-    const [slot] = await Promise.all([this.#pool.acquire(run), this.#compiler.warm()]);
+    const [slot] = await Promise.all([this.#pool.acquire(run), this.#compiler.warm([source])]);
     if (slot === undefined) return;
     if (run.ended) {
       this.#pool.release(slot);
@@ -157,11 +157,14 @@ export class WorkerThreadCodeRuntime extends CodeRuntimeBase {
     if (program !== undefined) slot.execute(run, program, deterministic);
   }
 
-  /** Starts every worker process of the pool and the compile thread; resolves once they are ready. */
-  protected override async warm(): Promise<string | undefined> {
+  /**
+   * Starts every worker process of the pool and the compile thread (not when `programs` are given
+   * and none needs it); resolves once they are ready.
+   */
+  protected override async warm(programs?: readonly string[]): Promise<string | undefined> {
     const refusal = this.#containmentRefusal();
     if (refusal !== undefined) return refusal;
-    const [problem] = await Promise.all([this.#pool.warm(), this.#compiler.warm()]);
+    const [problem] = await Promise.all([this.#pool.warm(), this.#compiler.warm(programs)]);
     return problem;
   }
 

@@ -142,6 +142,17 @@ export interface CodeRuntimeLimits {
   readonly sourceBytes: number;
 }
 
+/** What {@link CodeRuntime.ready} readies a runtime for. */
+export interface CodeRuntimeReadyOptions {
+  /**
+   * The programs about to run, when they are known (a command that runs one program). The runtime
+   * then starts only what they need: a TypeScript runtime starts no compile thread for plain
+   * JavaScript that needs no parser; an empty list starts the substrate alone. Absent: everything
+   * any program could need.
+   */
+  readonly programs?: readonly string[];
+}
+
 /** What {@link CodeRuntime.ready} resolves with: whether a run would now start without waiting for a substrate. */
 export type CodeRuntimeReadiness =
   | { readonly ok: true }
@@ -189,9 +200,10 @@ export interface CodeRuntime {
    * `@sluice/code-runtime-kit`: the whole pool, the compile thread, the zygote), and resolves once a
    * run would start without waiting for one to start. Idempotent and cheap once ready; never
    * rejects: a substrate that cannot start resolves `{ ok: false, message }`, and runs fail the same
-   * way. Optional: a runtime without it starts its substrate at the first run.
+   * way. Optional: a runtime without it starts its substrate at the first run. With
+   * `options.programs`, readies it for those programs only (see {@link CodeRuntimeReadyOptions}).
    */
-  ready?(): Promise<CodeRuntimeReadiness>;
+  ready?(options?: CodeRuntimeReadyOptions): Promise<CodeRuntimeReadiness>;
   /**
    * Ends every run in flight with an `abort` failure, stops the substrate, and resolves once it is
    * quiet. Idempotent; a later `start` throws {@link RuntimeDisposedError}.

@@ -49,6 +49,7 @@ export {
   type CodeRuntimeLanguage,
   type CodeRuntimeLimits,
   type CodeRuntimeReadiness,
+  type CodeRuntimeReadyOptions,
   type HostCallContext,
   type HostFunction,
   specificationVersion,

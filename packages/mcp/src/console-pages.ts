@@ -177,7 +177,8 @@ export function runPage(input: RunPageInput): SafeHtml {
   const result = object(outcome?.result);
   const failure = object(result?.failure);
   const failedLine = numberOf(failure?.line);
-  const notice = input.notice === undefined ? undefined : notices[input.notice];
+  const notice =
+    input.notice === undefined || !Object.hasOwn(notices, input.notice) ? undefined : notices[input.notice];
   const lines = run.start.program.split('\n');
   return html`<div id="run" data-events="${base}/runs/${encodeURIComponent(runId)}/events?seen=${input.seen}">
 <p><a href="${base}/">← All runs</a></p>

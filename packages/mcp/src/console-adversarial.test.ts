@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, type ServedSluice, serveInProcess } from './__fixtures__/serve.js';
 import { labServer } from './__fixtures__/sluice-process.js';
 import { type ConsoleBrowser, consoleHttp } from './console-http.test-helper.js';
+import { timelineChars } from './console-pages.js';
 import { maxLiveStreamsPerPrincipal } from './console-router.js';
 import { hashServeToken } from './mcp-serve-config.js';
 
@@ -260,6 +261,34 @@ describe('the console under attack', () => {
     });
     expect(overridden.status).toBe(404);
     expect((await (served.server.service.store as RunStore).listPauses(runId))[0]?.decision).toBeUndefined();
+  });
+
+  it('keeps the page of a run with many large calls to what it shows in all, counting the calls left out', async () => {
+    const store = served.server.service.store as RunStore;
+    const lease = await store.createRun(
+      {
+        runId: 'run-many-large-calls',
+        conversation: 'principal:alice',
+        program: 'for (;;) await lab.echo({ text: big });',
+        language: 'typescript',
+        seed: 1,
+        startTime: 0,
+        fingerprint: 'adversarial',
+      },
+      'adversarial-test',
+      600_000,
+    );
+    const calls = 120;
+    const big = 'x'.repeat(30_000);
+    for (let seq = 1; seq <= calls; seq += 1) {
+      await store.recordIntent(lease.runId, seq, { namespace: 'lab', name: 'echo', input: { text: big } }, lease);
+    }
+    const alice = await signIn(tokens.alice);
+    const page = await (await get(`/console/runs/${lease.runId}`, alice.cookie)).text();
+    expect(page.length).toBeLessThan(timelineChars + 100_000);
+    expect(page).toMatch(/<li><h3>1\. <code>lab\.echo<\/code>/);
+    expect(page).toMatch(new RegExp(`\\d+ more calls are not shown: this page shows ${timelineChars} characters`));
+    expect(page).not.toContain(`<h3>${calls}. `);
   });
 
   // Last: it closes the store.

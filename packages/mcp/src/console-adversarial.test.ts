@@ -54,19 +54,7 @@ beforeAll(async () => {
   origin = new URL(served.url).origin;
   // A run of alice's whose every model-written field is markup: id, program, call, result, pause.
   const store = served.server.service.store as RunStore;
-  const lease: RunLease = await store.createRun(
-    {
-      runId: `run-${hostile}`,
-      conversation: 'principal:alice',
-      program: `const a = 1;\n${hostile}`,
-      language: 'typescript',
-      seed: 1,
-      startTime: 0,
-      fingerprint: 'adversarial',
-    },
-    'adversarial-test',
-    600_000,
-  );
+  const lease: RunLease = await aliceRun(store, `run-${hostile}`, `const a = 1;\n${hostile}`);
   runId = lease.runId;
   await store.recordIntent(runId, 1, { namespace: hostile, name: hostile, input: { text: hostile } }, lease);
   await store.recordOutcome(runId, 1, { ok: false, message: hostile }, lease);
@@ -86,6 +74,12 @@ beforeAll(async () => {
   );
   await store.setStatus(runId, 'paused', undefined, lease);
 }, 120_000);
+
+/** A run of alice's, written to the store as a host would start it. */
+function aliceRun(store: RunStore, runId: string, program: string): Promise<RunLease> {
+  const start = { runId, conversation: 'principal:alice', program, language: 'typescript', seed: 1, startTime: 0 };
+  return store.createRun({ ...start, fingerprint: 'adversarial' }, 'adversarial-test', 600_000);
+}
 
 afterAll(async () => {
   await served?.close();
@@ -265,19 +259,7 @@ describe('the console under attack', () => {
 
   it('keeps the page of a run with many large calls to what it shows in all, counting the calls left out', async () => {
     const store = served.server.service.store as RunStore;
-    const lease = await store.createRun(
-      {
-        runId: 'run-many-large-calls',
-        conversation: 'principal:alice',
-        program: 'for (;;) await lab.echo({ text: big });',
-        language: 'typescript',
-        seed: 1,
-        startTime: 0,
-        fingerprint: 'adversarial',
-      },
-      'adversarial-test',
-      600_000,
-    );
+    const lease = await aliceRun(store, 'run-many-large-calls', 'for (;;) await lab.echo({ text: big });');
     const calls = 120;
     const big = 'x'.repeat(30_000);
     for (let seq = 1; seq <= calls; seq += 1) {

@@ -92,6 +92,17 @@ async function balancedClient(
   return client;
 }
 
+/** Signs in to `replica`'s console with the team's token and returns the session cookie. */
+async function consoleCookie(replica: ServeProcess): Promise<string> {
+  const login = await fetch(new URL('/console/login', replica.url), {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ token }),
+  });
+  return (login.headers.get('set-cookie') ?? '').split(';')[0] as string;
+}
+
 /** Resolves once `check` holds, polling; rejects after `timeoutMs`. */
 async function until(check: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -167,13 +178,7 @@ describe('two sluice serve replicas on one PostgreSQL', () => {
       );
       await wasAsked;
       const console = new URL('/console/', b.url);
-      const login = await fetch(new URL('login', console), {
-        method: 'POST',
-        redirect: 'manual',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ token }),
-      });
-      const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] as string;
+      const cookie = await consoleCookie(b);
       const list = await (await fetch(new URL('?status=paused', console), { headers: { cookie } })).text();
       const runPath = /href="(\/console\/runs\/[^"]+)"/.exec(list)?.[1];
       expect(runPath, list).toBeDefined();
@@ -210,13 +215,7 @@ describe('two sluice serve replicas on one PostgreSQL', () => {
       expect(runId, paused).toBeDefined();
       const signIn = async (replica: ServeProcess) => {
         const console = new URL('/console/', replica.url);
-        const login = await fetch(new URL('login', console), {
-          method: 'POST',
-          redirect: 'manual',
-          headers: { 'content-type': 'application/x-www-form-urlencoded' },
-          body: new URLSearchParams({ token }),
-        });
-        const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] as string;
+        const cookie = await consoleCookie(replica);
         const page = await (await fetch(new URL(`runs/${runId}`, console), { headers: { cookie } })).text();
         const csrf = /name="csrf" value="([^"]+)"/.exec(page)?.[1] as string;
         expect(csrf, page).toBeDefined();

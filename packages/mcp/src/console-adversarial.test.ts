@@ -294,4 +294,33 @@ describe('the console under attack', () => {
     expect(decided.status).toBe(503);
     expect((await get('/healthz')).status).toBe(200);
   });
+
+  // Last of all: it closes the server.
+  it('ends open live pages when the server closes, the store gone meanwhile', async () => {
+    // Signed in without reading a page (the store is closed by now).
+    const login = await fetch(`${origin}/console/login`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin },
+      body: new URLSearchParams({ token: tokens.alice }),
+    });
+    const alice = { cookie: (login.headers.get('set-cookie') ?? '').split(';')[0] as string };
+    const readers = await Promise.all(
+      Array.from({ length: 3 }, async () => {
+        const response = await fetch(`${origin}/console/events`, { headers: { cookie: alice.cookie } });
+        expect(response.status).toBe(200);
+        return (response.body as ReadableStream<Uint8Array>).getReader();
+      }),
+    );
+    const ended = readers.map(async (reader) => {
+      try {
+        while (!(await reader.read()).done) {}
+        return 'ended';
+      } catch {
+        return 'ended';
+      }
+    });
+    await served.close();
+    expect(await Promise.all(ended)).toEqual(['ended', 'ended', 'ended']);
+  });
 });

@@ -35,6 +35,11 @@ export interface ListItem {
 
 /** The most characters of a JSON value or a log a page shows of one item. */
 const shownChars = 64 * 1024;
+/**
+ * The most characters of arguments and results a run's timeline shows in all: a program may make
+ * a thousand calls with large arguments, and its page must stay a page.
+ */
+export const timelineChars = 1024 * 1024;
 
 export function signInPage(base: string, problem?: string): SafeHtml {
   return html`<h1>Sign in to the Sluice console</h1>
@@ -124,17 +129,15 @@ ${runListItems(base, items, operator)}
 <nav aria-label="Pages">${filters.after === undefined ? undefined : html`<a href="${base}/${query.size === 0 ? '' : `?${query}`}">Newest runs</a> `}${more === undefined ? undefined : html`<a href="${base}/?${next.toString()}">Older runs</a>`}</nav>`;
 }
 
-/** A JSON value as indented text, cut to what a page shows. */
-function json(value: unknown): string {
+/** A JSON value as indented text, cut to `most` characters (default what a page shows of one item). */
+function json(value: unknown, most = shownChars): string {
   let text: string;
   try {
     text = JSON.stringify(value, null, 2) ?? 'undefined';
   } catch {
     text = String(value);
   }
-  return text.length > shownChars
-    ? `${text.slice(0, shownChars)}\n… (${text.length - shownChars} more characters)`
-    : text;
+  return text.length > most ? `${text.slice(0, most)}\n… (${text.length - most} more characters)` : text;
 }
 
 type Loose = Record<string, unknown>;
@@ -177,7 +180,8 @@ export function runPage(input: RunPageInput): SafeHtml {
   const result = object(outcome?.result);
   const failure = object(result?.failure);
   const failedLine = numberOf(failure?.line);
-  const notice = input.notice === undefined ? undefined : notices[input.notice];
+  const notice =
+    input.notice === undefined || !Object.hasOwn(notices, input.notice) ? undefined : notices[input.notice];
   const lines = run.start.program.split('\n');
   return html`<div id="run" data-events="${base}/runs/${encodeURIComponent(runId)}/events?seen=${input.seen}">
 <p><a href="${base}/">← All runs</a></p>
@@ -264,21 +268,33 @@ function timeline(journal: readonly JournalEntry[], run: RunRecord, outcome: Loo
   if (journal.length === 0) return html`<h2>Host calls</h2><p>No host calls.</p>`;
   // The durable layer records how many calls its last execution answered from the journal: calls 1 to that.
   const replayed = numberOf(object(outcome?.journal)?.replayed);
-  return html`<h2>Host calls</h2>
-${replayed === undefined ? undefined : html`<p>${replayed === 0 ? 'The last execution made every call itself.' : `The last execution answered calls 1 to ${replayed} from the journal (replayed) and made the rest.`}</p>`}
-<ol class="calls">${journal.map((entry) => {
+  // Calls are shown until their arguments and results fill timelineChars; the rest are counted.
+  let left = timelineChars;
+  const shownText = (text: string) => {
+    left -= text.length;
+    return text;
+  };
+  const items: SafeHtml[] = [];
+  for (const entry of journal) {
+    if (left <= 0) break;
     const took = entry.outcomeAt === undefined ? undefined : entry.outcomeAt - entry.intentAt;
+    const argumentsText = shownText(json(entry.intent.positional ?? entry.intent.input, Math.min(shownChars, left)));
     const outcomeText =
       entry.outcome === undefined
         ? html`<p>No outcome: in flight, or its host stopped before it settled.</p>`
         : entry.outcome.ok
-          ? html`<p>Returned:</p><pre>${json(entry.outcome.value)}</pre>`
-          : html`<p>Failed:</p><pre>${entry.outcome.message}</pre>`;
-    return html`<li><h3>${entry.seq}. <code>${entry.intent.namespace}.${entry.intent.name}</code></h3>
+          ? html`<p>Returned:</p><pre>${shownText(json(entry.outcome.value, Math.min(shownChars, left)))}</pre>`
+          : html`<p>Failed:</p><pre>${shownText(entry.outcome.message.slice(0, Math.min(shownChars, left)))}</pre>`;
+    items.push(html`<li><h3>${entry.seq}. <code>${entry.intent.namespace}.${entry.intent.name}</code></h3>
 <p>At +${entry.intentAt - run.createdAt} ms${took === undefined ? undefined : html`, took ${took} ms`}${replayed === undefined ? undefined : entry.seq <= replayed ? ', replayed from the journal' : ', ran'}.</p>
-<p>Arguments:</p><pre>${json(entry.intent.positional ?? entry.intent.input)}</pre>
-${outcomeText}</li>`;
-  })}</ol>`;
+<p>Arguments:</p><pre>${argumentsText}</pre>
+${outcomeText}</li>`);
+  }
+  const hidden = journal.length - items.length;
+  return html`<h2>Host calls</h2>
+${replayed === undefined ? undefined : html`<p>${replayed === 0 ? 'The last execution made every call itself.' : `The last execution answered calls 1 to ${replayed} from the journal (replayed) and made the rest.`}</p>`}
+<ol class="calls">${items}</ol>
+${hidden === 0 ? undefined : html`<p>${hidden} more calls are not shown: this page shows ${timelineChars} characters of arguments and results.</p>`}`;
 }
 
 function usageSection(result: Loose | undefined, budgets: Readonly<Record<string, string>> | undefined): SafeHtml {

@@ -78,6 +78,10 @@ export interface ConsoleOptions {
 const pageSize = 50;
 /** The longest reason a denial keeps, in characters. */
 const maxReasonChars = 2000;
+/** Live pages (event streams) one principal may hold open at once; each polls the store every `pollMs`. */
+export const maxLiveStreamsPerPrincipal = 16;
+/** NUL or a lone surrogate: text no run store can hold (PostgreSQL text cannot), so no run id or filter has it. */
+const unstorable = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /** Why a console request is refused, as the page says it. */
 class Refusal extends Error {
@@ -169,7 +173,7 @@ export function createConsoleRouter(options: ConsoleOptions): Router {
   };
   /** The run, when the session may see it; a run of another principal is as unknown as a missing one. */
   const visibleRun = async (session: ConsoleSession, runId: string): Promise<RunRecord> => {
-    const run = runId === '' ? undefined : await storeOf().getRun(runId);
+    const run = runId === '' || unstorable.test(runId) ? undefined : await storeOf().getRun(runId);
     if (
       run === undefined ||
       (!operator(session) && run.start.conversation !== options.conversationOf(session.principal))
@@ -225,8 +229,14 @@ export function createConsoleRouter(options: ConsoleOptions): Router {
 
   router.get('/events', signedIn, async (request, response) => {
     const session = response.locals.session as ConsoleSession;
-    const filters = listFilters(request.query, operator(session));
+    let filters: ListFilters;
+    try {
+      filters = listFilters(request.query, operator(session));
+    } catch (error) {
+      return refuse(response, error);
+    }
     stream(
+      session,
       request,
       response,
       async () => runListItems(base, await listItems(session, filters), operator(session)).text,
@@ -276,6 +286,7 @@ export function createConsoleRouter(options: ConsoleOptions): Router {
       return refuse(response, error);
     }
     stream(
+      session,
       request,
       response,
       async () => {
@@ -318,14 +329,30 @@ export function createConsoleRouter(options: ConsoleOptions): Router {
     });
   });
 
+  /** Live pages open per principal: a principal past {@link maxLiveStreamsPerPrincipal} is refused another. */
+  const liveStreams = new Map<string, number>();
   /** Streams server-sent events: `render` every `pollMs`, sent as `event` when it changed. */
   function stream(
+    session: ConsoleSession,
     request: Request,
     response: Response,
     render: () => Promise<string>,
     event: string,
     data: (rendered: string) => string = (rendered) => rendered,
   ): void {
+    const open = liveStreams.get(session.principal) ?? 0;
+    if (open >= maxLiveStreamsPerPrincipal) {
+      response.set('Retry-After', '30');
+      refuse(
+        response,
+        new Refusal(
+          429,
+          `${maxLiveStreamsPerPrincipal} live pages are open already: close some, or reload without live updates.`,
+        ),
+      );
+      return;
+    }
+    liveStreams.set(session.principal, open + 1);
     response.status(200).set({
       'Content-Type': 'text/event-stream; charset=utf-8',
       'Cache-Control': 'no-store',
@@ -354,8 +381,12 @@ export function createConsoleRouter(options: ConsoleOptions): Router {
       if (!stopped) timer = setTimeout(next, pollMs);
     };
     request.on('close', () => {
+      if (stopped) return;
       stopped = true;
       clearTimeout(timer);
+      const left = (liveStreams.get(session.principal) ?? 1) - 1;
+      if (left === 0) liveStreams.delete(session.principal);
+      else liveStreams.set(session.principal, left);
     });
     // tick catches what it can; a write to a socket that closed meanwhile is nothing to report.
     const next = () => {
@@ -403,7 +434,8 @@ export function createConsoleRouter(options: ConsoleOptions): Router {
       return;
     }
     log(`console: a request failed: ${foreignText(error, 2048)}`);
-    sendPage(response, 500, 'Error', html`<h1>The console could not read the run store.</h1><p>Try again shortly.</p>`);
+    response.set('Retry-After', '5');
+    sendPage(response, 503, 'Error', html`<h1>The console could not read the run store.</h1><p>Try again shortly.</p>`);
   }
 
   async function answer(response: Response, work: () => Promise<void>): Promise<void> {
@@ -413,6 +445,18 @@ export function createConsoleRouter(options: ConsoleOptions): Router {
       if (!response.headersSent) refuse(response, error);
     }
   }
+
+  // What Express and the form parser refuse (a malformed address, a form too large, with too many
+  // fields or not UTF-8) is the client's mistake: a page with its status, not the server's 500.
+  router.use((error: unknown, _request: Request, response: Response, next: NextFunction) => {
+    if (response.headersSent) return next(error);
+    const { status, expose, message } = (error ?? {}) as { status?: unknown; expose?: unknown; message?: unknown };
+    if (typeof status === 'number' && status >= 400 && status < 500) {
+      const text = expose === true && typeof message === 'string' ? message : 'The request is malformed.';
+      return refuse(response, new Refusal(status, text));
+    }
+    refuse(response, error);
+  });
 
   return router;
 }
@@ -445,10 +489,15 @@ function statusQuery(status: string | undefined): Pick<RunListQuery, 'status' | 
   return {};
 }
 
-/** The run list's filters from the query string; unknown or malformed values are left out. */
+/**
+ * The run list's filters from the query string; unknown or malformed values are left out. Throws a
+ * {@link Refusal} (400) for a value with NUL (text no store holds).
+ */
 function listFilters(query: Request['query'], operator: boolean): ListFilters {
   const text = (name: string) => {
     const value = query[name];
+    if (typeof value === 'string' && unstorable.test(value))
+      throw new Refusal(400, `The filter ${name} has a character no run can have (NUL).`);
     return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
   };
   const time = (name: string) => {

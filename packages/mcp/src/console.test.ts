@@ -9,6 +9,7 @@ import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectClient, freePort, type ServedSluice, serveInProcess } from './__fixtures__/serve.js';
 import { labServer, resultText } from './__fixtures__/sluice-process.js';
+import { consoleHttp } from './console-http.test-helper.js';
 import { hashServeToken } from './mcp-serve-config.js';
 
 // The operator console of `sluice serve` over real HTTP, against a real PGlite store and runs made
@@ -69,48 +70,7 @@ afterAll(async () => {
 
 const store = (): RunStore => served.server.service.store as RunStore;
 
-/** A signed-in browser: its cookie and the CSRF token its pages carry. */
-interface Browser {
-  readonly cookie: string;
-  readonly csrf: string;
-}
-
-async function signIn(token: string): Promise<Browser> {
-  const response = await fetch(`${origin}/console/login`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', origin, 'sec-fetch-site': 'same-origin' },
-    body: new URLSearchParams({ token }),
-  });
-  expect(response.status).toBe(303);
-  const setCookie = response.headers.get('set-cookie') ?? '';
-  expect(setCookie).toMatch(/HttpOnly/i);
-  expect(setCookie).toMatch(/SameSite=Strict/i);
-  const cookie = setCookie.split(';')[0] as string;
-  const page = await (await get('/console/', cookie)).text();
-  const csrf = /name="csrf" value="([^"]+)"/.exec(page)?.[1];
-  expect(csrf).toBeDefined();
-  return { cookie, csrf: csrf as string };
-}
-
-function get(path: string, cookie?: string): Promise<Response> {
-  return fetch(`${origin}${path}`, { redirect: 'manual', headers: cookie === undefined ? {} : { cookie } });
-}
-
-function post(path: string, browser: Browser, fields: Record<string, string>, headers: Record<string, string> = {}) {
-  return fetch(`${origin}${path}`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      cookie: browser.cookie,
-      origin,
-      'sec-fetch-site': 'same-origin',
-      ...headers,
-    },
-    body: new URLSearchParams(fields),
-  });
-}
+const { signIn, get, post } = consoleHttp(() => origin);
 
 /** Runs `code` for `client` and returns the durable run's id from its result. */
 async function runFor(client: Client, code: string): Promise<{ runId: string; text: string }> {

@@ -92,6 +92,17 @@ async function balancedClient(
   return client;
 }
 
+/** Signs in to `replica`'s console with the team's token and returns the session cookie. */
+async function consoleCookie(replica: ServeProcess): Promise<string> {
+  const login = await fetch(new URL('/console/login', replica.url), {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ token }),
+  });
+  return (login.headers.get('set-cookie') ?? '').split(';')[0] as string;
+}
+
 /** Resolves once `check` holds, polling; rejects after `timeoutMs`. */
 async function until(check: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -167,13 +178,7 @@ describe('two sluice serve replicas on one PostgreSQL', () => {
       );
       await wasAsked;
       const console = new URL('/console/', b.url);
-      const login = await fetch(new URL('login', console), {
-        method: 'POST',
-        redirect: 'manual',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ token }),
-      });
-      const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] as string;
+      const cookie = await consoleCookie(b);
       const list = await (await fetch(new URL('?status=paused', console), { headers: { cookie } })).text();
       const runPath = /href="(\/console\/runs\/[^"]+)"/.exec(list)?.[1];
       expect(runPath, list).toBeDefined();
@@ -193,6 +198,48 @@ describe('two sluice serve replicas on one PostgreSQL', () => {
       );
       await until(() => /console: run durable_[\w-]+ continued/.test(b.stderr()), 'b to finish its continuation');
       expect((ledgerCounts().echo ?? 0) - before).toBe(1);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("takes one of an approval and a denial sent at once to both replicas' consoles: the other shows it, and the call runs at most once", async () => {
+    // A client that cannot be asked: the run pauses and waits for the console.
+    const client = await balancedClient([a], () => 0);
+    try {
+      const before = ledgerCounts().echo ?? 0;
+      const paused = resultText(
+        await client.callTool({ name: 'run_code', arguments: { code: "return await lab.echo({ text: 'raced' });" } }),
+      );
+      const runId = /(durable_[\w-]+)/.exec(paused)?.[1];
+      expect(runId, paused).toBeDefined();
+      const signIn = async (replica: ServeProcess) => {
+        const console = new URL('/console/', replica.url);
+        const cookie = await consoleCookie(replica);
+        const page = await (await fetch(new URL(`runs/${runId}`, console), { headers: { cookie } })).text();
+        const csrf = /name="csrf" value="([^"]+)"/.exec(page)?.[1] as string;
+        expect(csrf, page).toBeDefined();
+        return (decision: string) =>
+          fetch(new URL(`runs/${runId}/pauses/1`, console), {
+            method: 'POST',
+            redirect: 'manual',
+            headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+            body: new URLSearchParams({ csrf, decision, reason: 'raced' }),
+          });
+      };
+      const [onA, onB] = await Promise.all([signIn(a), signIn(b)]);
+      const [allowed, denied] = await Promise.all([onA('allow'), onB('deny')]);
+      const notices = [allowed, denied].map(
+        (response) => /notice=(\w+)/.exec(response.headers.get('location') ?? '')?.[1],
+      );
+      expect(notices.sort()).toEqual(['already', 'continuing']);
+      const allowWon = /notice=continuing/.test(allowed.headers.get('location') ?? '');
+      // The replica whose decision stood continues the run; the call ran only if it was the approval.
+      await until(
+        () => /console: run durable_[\w-]+ continued/.test(allowWon ? a.stderr() : b.stderr()),
+        'the continuation',
+      );
+      expect((ledgerCounts().echo ?? 0) - before).toBe(allowWon ? 1 : 0);
     } finally {
       await client.close();
     }

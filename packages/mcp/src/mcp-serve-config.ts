@@ -217,13 +217,13 @@ export function parseServeSettings(
   };
 }
 
-/** Paths the server serves itself, which the metrics endpoint cannot take. */
-const reservedPaths = ['/mcp', '/healthz', '/readyz'];
+/** Paths the server serves itself, which the metrics endpoint cannot take (and the console's, below `/console`). */
+const reservedPaths = ['/mcp', '/healthz', '/readyz', '/console'];
 
 function parseServeMetrics(entry: ServeEntry['metrics']): ServeMetrics | undefined {
   if (entry === undefined) return undefined;
   const path = entry.path ?? '/metrics';
-  if (reservedPaths.includes(path) || path.startsWith('/.well-known/')) {
+  if (reservedPaths.includes(path) || path.startsWith('/.well-known/') || path.startsWith('/console/')) {
     fail('sluice.serve.metrics.path', `is ${JSON.stringify(path)}, which the server already serves; use /metrics`);
   }
   return { path, auth: entry.auth ?? true };

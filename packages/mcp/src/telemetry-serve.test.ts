@@ -207,6 +207,9 @@ describe('sluice.serve.metrics', () => {
     expect((await parse({ path: '/stats', auth: false })).serve?.metrics).toEqual({ path: '/stats', auth: false });
     await expect(parse({ path: '/mcp' })).rejects.toThrow(/sluice\.serve\.metrics\.path is "\/mcp"/);
     await expect(parse({ path: '/.well-known/x' })).rejects.toThrow(/sluice\.serve\.metrics\.path/);
+    // The console's pages: /console/ would answer with its sign-in page, never the metrics.
+    await expect(parse({ path: '/console' })).rejects.toThrow(/sluice\.serve\.metrics\.path is "\/console"/);
+    await expect(parse({ path: '/console/' })).rejects.toThrow(/sluice\.serve\.metrics\.path/);
     await expect(parse({ path: 'metrics' })).rejects.toThrow(/sluice\.serve\.metrics\.path/);
     await expect(parse({ auth: 'yes' })).rejects.toThrow(/sluice\.serve\.metrics\.auth/);
   });

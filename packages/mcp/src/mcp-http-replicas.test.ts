@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { createPostgresRunStore } from '@sluice/run-store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPostgres, type TestPostgres } from '../../run-store/src/postgres-test-server.test-helper.js';
 import { type ServeProcess, startServeProcess, writeConfig } from './__fixtures__/serve.js';
@@ -19,11 +20,13 @@ const token = 'team-token-0123456789abcdef';
 let postgres: TestPostgres;
 let config: ReturnType<typeof writeConfig>;
 let ledger: string;
+let storeUrl: string;
 const replicas: ServeProcess[] = [];
 
 beforeAll(async () => {
   postgres = await startTestPostgres();
   const store = await postgres.createDatabase('replicas');
+  storeUrl = store;
   config = writeConfig({});
   ledger = join(config.directory, 'ledger.jsonl');
   writeFileSync(ledger, '');
@@ -153,6 +156,16 @@ describe('two sluice serve replicas on one PostgreSQL', () => {
       );
       expect(asked).toBe(1);
       expect((ledgerCounts().echo ?? 0) - before).toBe(1);
+      // b recorded the routed answer in the store, naming who gave it.
+      const store = createPostgresRunStore({ connectionString: storeUrl });
+      try {
+        const [run] = await store.listRuns({ limit: 1 });
+        expect((await store.listPauses(run!.start.runId)).map((pause) => pause.decision)).toEqual([
+          { decision: 'allow', by: 'team' },
+        ]);
+      } finally {
+        await store.close();
+      }
     } finally {
       await client.close();
     }

@@ -374,7 +374,9 @@ export function createSluiceHttpServer(
     if (pause === undefined || pause.decision !== undefined) return;
     await store.decidePause(
       pause.token,
-      action === 'accept' ? { decision: 'allow' } : { decision: 'deny', reason: 'the user declined' },
+      action === 'accept'
+        ? { decision: 'allow', by: caller.principal }
+        : { decision: 'deny', reason: 'the user declined', by: caller.principal },
     );
   }
 

@@ -57,7 +57,10 @@ export interface McpCaller {
 }
 
 /** A person's answer to a paused call: `undefined` when they were not asked or did not answer. */
-export type PauseAnswer = { decision: 'allow' } | { decision: 'deny'; reason: string } | undefined;
+export type PauseAnswer =
+  | { decision: 'allow'; by?: string }
+  | { decision: 'deny'; reason: string; by?: string }
+  | undefined;
 
 /** How one MCP connection reaches its client, beyond the request being answered. */
 export interface McpConnection {
@@ -336,8 +339,12 @@ export class McpService {
     if (extra.signal.aborted) onAbort();
     else extra.signal.addEventListener('abort', onAbort, { once: true });
     this.#active.add(controller);
-    const ask = (pause: DurablePause, signal: AbortSignal) =>
-      connection.askAboutPause?.(pause, signal, extra.requestId) ?? askUser(server, pause, signal);
+    // The answer is the caller's: a principal's decision records who made it (`by`), as the console's does.
+    const ask = async (pause: DurablePause, signal: AbortSignal): Promise<PauseAnswer> => {
+      const answer = await (connection.askAboutPause?.(pause, signal, extra.requestId) ??
+        askUser(server, pause, signal));
+      return answer === undefined || caller === undefined ? answer : { ...answer, by: caller.principal };
+    };
     // Each stretch of running holds a place in the caller's share; a wait for a person holds none.
     const placed = async <T>(work: () => Promise<T>, queueAlways = false): Promise<T> => {
       const place = await connection.admit?.(controller.signal, { queueAlways });

@@ -134,6 +134,12 @@ describe('sluice serve telemetry', () => {
       expect(resultValue(result)).toBe('approved');
       expect(whileAsked).toEqual([[{ attributes: {}, value: 1 }]]);
       expect(await telemetry.points('sluice.pause.waiting')).toEqual([{ attributes: {}, value: 0 }]);
+      // The answer given through elicitation records who gave it, as a console decision does.
+      const store = served.server.service.store!;
+      const [run] = await store.listRuns({ limit: 1 });
+      expect((await store.listPauses(run!.start.runId)).map((pause) => pause.decision)).toEqual([
+        { decision: 'allow', by: 'alice' },
+      ]);
     } finally {
       await served.close();
       await telemetry.uninstall();

@@ -19,6 +19,11 @@ export interface ServeConsoleOptions {
   readonly share: FairShare;
   /** The elicitations this replica waits on: a decision about one of them answers it. */
   readonly replies: ReplyRouter;
+  /**
+   * Aborted when the server starts to close: a run continuing in the background stops waiting for a
+   * place and is let go, resumable, as the runs of requests are.
+   */
+  readonly stopping: AbortSignal;
   readonly log: (line: string) => void;
 }
 
@@ -31,7 +36,7 @@ export interface ServeConsoleOptions {
  * at a time and the approved call is started once (`startPausedCall`), so the call runs once.
  */
 export function serveConsole(options: ServeConsoleOptions): Router {
-  const { settings, service, share, replies, log } = options;
+  const { settings, service, share, replies, stopping, log } = options;
   const configured = service.config.durable?.conversation;
   const principalOf = (conversation: string | undefined): string | undefined => {
     if (conversation === undefined || !conversation.startsWith('principal:')) return undefined;
@@ -57,8 +62,11 @@ export function serveConsole(options: ServeConsoleOptions): Router {
     pause: PauseRecord,
     decision: PauseDecision,
   ) => {
-    const idle = new AbortController();
-    const place = await share.admit(principal, idle.signal, { queueAlways: true });
+    const place = await share.admit(principal, stopping, { queueAlways: true });
+    if (stopping.aborted) {
+      log(`console: run ${pause.runId} was decided as the server closed; resume_run continues it`);
+      return;
+    }
     if ('busy' in place) {
       log(
         `console: run ${pause.runId} was decided but ${principal}'s share of this replica is full; resume_run continues it`,
@@ -72,6 +80,7 @@ export function serveConsole(options: ServeConsoleOptions): Router {
         decision.decision === 'allow'
           ? { decision: 'allow' }
           : { decision: 'deny', ...(decision.reason === undefined ? {} : { reason: decision.reason }) },
+        { detach: stopping },
       );
       log(`console: run ${pause.runId} continued after the decision: ${outcome.durable?.status ?? 'not durable'}`);
     } finally {

@@ -124,7 +124,8 @@ export function createSluiceHttpServer(
     response.status(state === 'ready' ? 200 : 503).json({ status: state, upstreams, runs: share.load });
   });
   // The operator console: its own sign-in (a bearer token turned into a session cookie), CSRF checks and CSP.
-  app.use(consolePath, serveConsole({ settings, service, share, replies: router, log }));
+  const stopping = new AbortController();
+  app.use(consolePath, serveConsole({ settings, service, share, replies: router, stopping: stopping.signal, log }));
   const resourceMetadataPath = new URL(getOAuthProtectedResourceMetadataUrl(new URL(settings.publicUrl))).pathname;
   const oauth = settings.auth.oauth;
   if (oauth !== undefined) {
@@ -420,6 +421,7 @@ export function createSluiceHttpServer(
     close() {
       closing ??= (async () => {
         state = 'stopping';
+        stopping.abort('the server is closing');
         http?.close();
         const settled = Promise.allSettled([...requests]);
         let timer: NodeJS.Timeout | undefined;

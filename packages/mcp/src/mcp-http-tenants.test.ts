@@ -97,7 +97,7 @@ describe('tenants of sluice serve', () => {
       expect((await answer('bob', id, 'accept')).status).toBe(202);
       expect((await store.listPauses(runId as string))[0]?.decision).toBeUndefined();
       expect((await answer('alice', id, 'accept')).status).toBe(202);
-      expect((await store.listPauses(runId as string))[0]?.decision).toEqual({ decision: 'allow' });
+      expect((await store.listPauses(runId as string))[0]?.decision).toEqual({ decision: 'allow', by: 'alice' });
       expect(resultValue(await alice.callTool({ name: 'resume_run', arguments: { run_id: runId } }))).toBe('hello');
     } finally {
       await Promise.all([alice.close(), bob.close()]);
